@@ -1,0 +1,277 @@
+"""One turn of the FACD loop: update → should_stop → enumerate/score → execute → finalize."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+
+from agent.engine.beliefs import OTHER, Beliefs, embed, recompute, seed_nodes, write_beliefs
+from agent.engine.guard import CRISIS_MESSAGE, CRISIS_RESOURCES, distress_gate
+from agent.engine.policy import ask_table, enumerate_and_score
+from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
+from agent.errors import AnswerMismatch, AnswerRequired
+from agent.schemas import (
+    AgentActResponse,
+    AgentResult,
+    AgentState,
+    AskUserAction,
+    BeliefState,
+    ConfirmedCrux,
+    CrisisResource,
+    Evidence,
+    JournalEntry,
+    SecondaryTheme,
+    StopAction,
+)
+
+FREE_TEXT_MATCH = 0.6  # cosine a free-text answer needs to count as one of the options
+
+
+@dataclass
+class TurnOutcome:
+    response: AgentActResponse
+    seed: int
+    evi_bits: float = 0.0
+    entropy_before: float = 0.0
+    entropy_after: float = 0.0
+    top2: list[float] = field(default_factory=list)
+    merges: int = 0
+    guard_level: str = "none"
+
+    @property
+    def action_type(self) -> str:
+        return self.response.action.type if self.response.action else "Stop"
+
+    @property
+    def exit_reason(self) -> str | None:
+        return self.response.result.exit_reason if self.response.result else None
+
+
+def turn_seed(state_id: UUID, revision: int) -> int:
+    digest = hashlib.sha256(f"{state_id}:{revision}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def start(entry: JournalEntry) -> TurnOutcome:
+    state = AgentState(journal_entry=entry, belief_state=BeliefState())
+    seed = turn_seed(state.state_id, 0)
+    gate = distress_gate(entry.text)
+    if gate.fired:
+        return _guardrail(state, seed, gate.level)
+    state.belief_state.nodes = seed_nodes(entry.text)
+    summary = "seeded " + ", ".join(n.archetype for n in state.belief_state.nodes)
+    state.evidence_log.append(
+        Evidence(
+            kind="EntryQuote",
+            payload={
+                "action_type": "Seed",
+                "kind": "",
+                "summary": summary,
+                "cues": {n.archetype: n.supports for n in state.belief_state.nodes},
+            },
+            at_revision=0,
+        )
+    )
+    before = recompute(state)
+    return _advance(state, seed, before)
+
+
+def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
+    seed = turn_seed(state.state_id, state.revision)
+    pending = state.last_action if isinstance(state.last_action, AskUserAction) else None
+    answer_to = (user_event or {}).get("answer_to")
+    if pending is None:
+        if answer_to is not None:
+            raise AnswerMismatch(
+                "There is no open question to answer in this state.",
+                fields={"answer_to": str(answer_to)},
+            )
+        return _advance(state, seed, recompute(state))
+    if not user_event or answer_to is None:
+        raise AnswerRequired(
+            "The last action asked a question: send user_event.answer_to and user_event.value.",
+            fields={"user_event": "required"},
+        )
+    if str(answer_to) != str(pending.action_id):
+        raise AnswerMismatch(
+            "user_event.answer_to does not match the open question.",
+            fields={"answer_to": str(answer_to), "expected": str(pending.action_id)},
+        )
+    value = user_event.get("value")
+    if not isinstance(value, str) or not value.strip() or len(value) > 2000:
+        raise AnswerRequired(
+            "user_event.value must be a non-empty string of at most 2000 characters.",
+            fields={"user_event.value": "invalid"},
+        )
+    gate = distress_gate(value)
+    if gate.fired:
+        return _guardrail(state, seed, gate.level)
+    before = recompute(state)
+    state.evidence_log.append(_answer_evidence(state, pending, value.strip()))
+    return _advance(state, seed, before)
+
+
+def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Evidence:
+    options = action.quick_options or [NOT_SURE]
+    lowered = [o.lower() for o in options]
+    free_text = False
+    if value.lower() in lowered:
+        index = lowered.index(value.lower())
+    else:
+        vectors = embed([value, *options[:-1]])
+        sims = vectors[1:] @ vectors[0]
+        best = int(sims.argmax()) if len(sims) else -1
+        if best >= 0 and sims[best] >= FREE_TEXT_MATCH:
+            index = best
+        else:
+            index, free_text = len(options) - 1, True
+    targets = [str(t) for t in action.targets]
+    hyps = [str(n.node_id) for n in state.belief_state.nodes if n.status == "active"] + [OTHER]
+    table = ask_table(targets, hyps)
+    template_id = next(
+        (t for t, stem in PAIR_TEMPLATES + TRIAD_TEMPLATES if stem == action.question), "custom"
+    )
+    arche = {str(n.node_id): n.archetype for n in state.belief_state.nodes}
+    keys = [arche.get(t, "open") + ":" + t[:8] for t in targets]
+    return Evidence(
+        kind="UserAnswer",
+        payload={
+            "action_type": "AskUser",
+            "kind": "",
+            "action_id": str(action.action_id),
+            "question_hash": question_hash(keys),
+            "template_id": template_id,
+            "option_index": index,
+            "value": value,
+            "free_text": free_text,
+            "likelihoods": {h: round(row[index], 6) for h, row in table.items() if h != OTHER},
+            "default": round(table[OTHER][index], 6),
+            "summary": f'AskUser: "{action.question}" → "{options[index]}"'
+            + (" (free text)" if free_text else ""),
+        },
+        at_revision=state.revision,
+    )
+
+
+def _gap(beliefs: Beliefs) -> tuple[float, float]:
+    values = sorted(beliefs.joint.values(), reverse=True)
+    top = beliefs.joint[beliefs.ranked()[0]] if beliefs.ranked() else 0.0
+    second = values[1] if len(values) > 1 else 0.0
+    if values and values[0] != top:  # OTHER leads: no node is confirmed
+        second = values[0]
+    return top, top - second
+
+
+def _advance(state: AgentState, seed: int, before: Beliefs) -> TurnOutcome:
+    rng = random.Random(seed)
+    beliefs = recompute(state)
+    write_beliefs(state, beliefs)
+    new_revision = state.revision + 1
+    top, gap = _gap(beliefs)
+    outcome_kwargs: dict[str, Any] = {"seed": seed, "entropy_before": before.entropy}
+    if top >= settings.TAU_HIGH and gap >= settings.DELTA_GAP:
+        return _finish(state, beliefs, "threshold", **outcome_kwargs)
+    if new_revision >= settings.MAX_STEPS:
+        return _finish(state, beliefs, "budget", **outcome_kwargs)
+    candidates = enumerate_and_score(state, beliefs, rng)
+    viable = [c for c in candidates if c.evi >= settings.EPSILON_EVI]
+    if not viable:
+        queries_left = state.budget_used < settings.MAX_USER_QUERIES
+        return _finish(state, beliefs, "epsilon" if queries_left else "budget", **outcome_kwargs)
+    if settings.AGENT_POLICY == "random":
+        asks = [c for c in viable if isinstance(c.action, AskUserAction)]
+        best = rng.choice(asks) if asks else max(viable, key=lambda c: (c.score, c.evi))
+    else:
+        best = max(viable, key=lambda c: (c.score, c.evi))
+    state.revision = new_revision
+    state.last_action = best.action
+    if isinstance(best.action, AskUserAction):
+        state.budget_used += 1
+        after = beliefs
+    else:
+        evidence = best.run()
+        if evidence is not None:
+            state.evidence_log.append(evidence)
+        after = recompute(state)
+        write_beliefs(state, after)
+    response = AgentActResponse(complete=False, state=state, action=best.action)
+    return TurnOutcome(
+        response=response,
+        evi_bits=best.evi,
+        entropy_after=after.entropy,
+        top2=sorted(after.nodes_only.values(), reverse=True)[:2],
+        merges=sum(1 for n in state.belief_state.nodes if n.status == "merged"),
+        **outcome_kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _finish(
+    state: AgentState, beliefs: Beliefs, reason: str, *, seed: int, entropy_before: float
+) -> TurnOutcome:
+    ranked = beliefs.ranked()
+    by_id = {str(n.node_id): n for n in state.belief_state.nodes}
+    top = by_id[ranked[0]]
+    secondary = [
+        SecondaryTheme(
+            node_id=by_id[h].node_id, text=by_id[h].text, confidence=round(beliefs.joint[h], 4)
+        )
+        for h in ranked[1:]
+        if beliefs.joint[h] >= 0.1
+    ]
+    trail = [
+        f"r{e.at_revision} {e.kind}: {e.payload.get('summary', '')}" for e in state.evidence_log
+    ]
+    top_p, gap = _gap(beliefs)
+    trail.append(f"Stop({reason}): top p={top_p:.2f}, gap={gap:.2f}, questions={state.budget_used}")
+    result = AgentResult(
+        confirmed_crux=ConfirmedCrux(
+            node_id=top.node_id, text=top.text, confidence=round(beliefs.joint[ranked[0]], 4)
+        ),
+        secondary_themes=secondary,
+        reasoning_trail="\n".join(trail),
+        exit_reason=reason,  # type: ignore[arg-type]
+    )
+    return _complete(
+        state,
+        result,
+        seed,
+        entropy_before,
+        beliefs.entropy,
+        sorted(beliefs.nodes_only.values(), reverse=True)[:2],
+    )
+
+
+def _guardrail(state: AgentState, seed: int, level: str) -> TurnOutcome:
+    result = AgentResult(
+        confirmed_crux=None,
+        reasoning_trail="Stop(guardrail): the distress gate fired; no further questions.",
+        exit_reason="guardrail",
+        crisis_resources=[CrisisResource(**r) for r in CRISIS_RESOURCES],
+        message=CRISIS_MESSAGE,
+    )
+    outcome = _complete(state, result, seed, 0.0, 0.0, [])
+    outcome.guard_level = level
+    return outcome
+
+
+def _complete(
+    state: AgentState,
+    result: AgentResult,
+    seed: int,
+    h_before: float,
+    h_after: float,
+    top2: list[float],
+) -> TurnOutcome:
+    stop = StopAction(exit_reason=result.exit_reason)
+    state.revision += 1
+    state.last_action = stop
+    state.exit_flags = {"complete": True, result.exit_reason: True}
+    response = AgentActResponse(complete=True, state=state, action=stop, result=result)
+    return TurnOutcome(
+        response=response, seed=seed, entropy_before=h_before, entropy_after=h_after, top2=top2
+    )

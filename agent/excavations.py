@@ -1,0 +1,211 @@
+"""v2 excavations (init/step with probes, ≤4 hypotheses, confirmations) on the same engine as
+v3, and the v2 Probe ↔ v3 AskUser adapter."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import timezone
+
+from agent.engine.archetypes import BY_KEY
+from agent.engine.beliefs import embed, seed_nodes
+from agent.engine.guard import distress_gate
+from agent.engine.infotheory import bounded_update, normalise
+from agent.engine.policy import ask_table
+from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, lint
+from agent.errors import (
+    AnswerMismatch,
+    ExcavationIncomplete,
+    GuardrailTriggered,
+    IntegrityMismatch,
+    StateComplete,
+)
+from agent.integrity import sign, verify
+from agent.schemas import (
+    AskUserAction,
+    CruxHypothesis,
+    ExcavationResponse,
+    ExcavationResult,
+    ExcavationState,
+    ExcavationSummary,
+    JournalEntry,
+    Probe,
+    ProbeTurn,
+)
+
+DISCARD_BELOW = 0.08
+
+
+def probe_to_askuser(probe: Probe) -> AskUserAction:
+    """Adapter: a v2 probe is a v3 AskUser with the same id, wording, options and targets."""
+    return AskUserAction(
+        action_id=probe.probe_id,
+        question=probe.question,
+        quick_options=probe.quick_options,
+        targets=list(probe.targets),
+        rationale="v2 probe",
+    )
+
+
+def _option(h: CruxHypothesis) -> str:
+    return BY_KEY[h.archetype].option if h.archetype in BY_KEY else " ".join(h.text.split()[:8])
+
+
+def _probe(state: ExcavationState) -> Probe:
+    active = sorted(
+        (h for h in state.hypotheses if h.status == "active"), key=lambda h: -h.confidence
+    )[:2]
+    stem = next(
+        s
+        for _, s in PAIR_TEMPLATES[state.budget_used % len(PAIR_TEMPLATES) :] + PAIR_TEMPLATES
+        if lint(s, [_option(h) for h in active] + [NOT_SURE]).ok
+    )
+    return Probe(
+        question=stem,
+        targets=[h.hypothesis_id for h in active],
+        quick_options=[_option(h) for h in active] + [NOT_SURE],
+        created_at=timezone.now(),
+    )
+
+
+def excavation_start(*, entry: JournalEntry) -> ExcavationResponse:
+    gate = distress_gate(entry.text)
+    if gate.fired:
+        raise GuardrailTriggered(
+            "The entry suggests you may be in danger; use /v3/agent/act, which "
+            "returns crisis resources, or call or text 988 (US).",
+            fields={"guardrail": gate.level},
+        )
+    nodes = seed_nodes(entry.text)[:4]
+    weights = normalise({str(n.node_id): n.priors or 0.0 for n in nodes})
+    state = ExcavationState(
+        journal_entry=entry,
+        hypotheses=[
+            CruxHypothesis(
+                hypothesis_id=n.node_id,
+                text=n.text,
+                archetype=n.archetype,
+                confidence=round(weights[str(n.node_id)], 6),
+            )
+            for n in nodes
+        ],
+    )
+    state.last_probe = _probe(state)
+    state.revision = 1
+    sign(state)
+    return ExcavationResponse(complete=False, state=state, probe=state.last_probe)
+
+
+def excavation_step(
+    *, state: ExcavationState, user_reply: str, expected_probe_id: object
+) -> ExcavationResponse:
+    if not verify(state):
+        raise IntegrityMismatch("State integrity check failed.")
+    if state.exit_flags.get("complete"):
+        raise StateComplete("This excavation is already complete.")
+    probe = state.last_probe
+    if probe is None or str(expected_probe_id) != str(probe.probe_id):
+        raise AnswerMismatch(
+            "expected_probe_id does not match the open probe.",
+            fields={"expected_probe_id": str(expected_probe_id)},
+        )
+    if distress_gate(user_reply).fired:
+        raise GuardrailTriggered(
+            "The reply suggests you may be in danger. Please call or text 988 "
+            "(US), text HOME to 741741, call emergency services, or see "
+            "findahelpline.com.",
+            fields={"guardrail": "fired"},
+        )
+    options = probe.quick_options or [NOT_SURE]
+    lowered = [o.lower() for o in options]
+    if user_reply.strip().lower() in lowered:
+        index = lowered.index(user_reply.strip().lower())
+    else:
+        vectors = embed([user_reply, *options[:-1]])
+        sims = vectors[1:] @ vectors[0]
+        index = int(sims.argmax()) if sims.max() >= 0.6 else len(options) - 1
+    active = [h for h in state.hypotheses if h.status == "active"]
+    ids = [str(h.hypothesis_id) for h in active]
+    table = ask_table([str(t) for t in probe.targets], ids)
+    prior = normalise({str(h.hypothesis_id): h.confidence for h in active})
+    post = bounded_update(
+        prior,
+        {h: table[h][index] for h in ids},
+        max_step=settings.AGENT_MAX_STEP_LOGIT,
+        clip=settings.AGENT_LOGIT_CLIP,
+    )
+    signals = []
+    for h in active:
+        h.confidence = round(post[str(h.hypothesis_id)], 6)
+        if index < len(probe.targets) and str(probe.targets[index]) == str(h.hypothesis_id):
+            h.confirmations += 1
+            signals.append(f"confirmed: {h.archetype}")
+        if h.confidence < DISCARD_BELOW:
+            h.status = "discarded"
+            h.discard_reason = f"confidence {h.confidence:.2f} after {state.budget_used + 1} probes"
+    state.probes_log.append(
+        ProbeTurn(
+            probe=probe,
+            user_reply=user_reply,
+            signals=signals,
+            analysis=f'reply matched "{options[index]}"',
+            updated_hypotheses=list(state.hypotheses),
+        )
+    )
+    state.budget_used += 1
+    state.revision += 1
+    ranked = sorted(
+        (h for h in state.hypotheses if h.status == "active"), key=lambda h: -h.confidence
+    )
+    top = ranked[0]
+    gap = top.confidence - (ranked[1].confidence if len(ranked) > 1 else 0.0)
+    reason = None
+    if top.confidence >= settings.EXCAVATION_TAU_HIGH and gap >= settings.EXCAVATION_DELTA_GAP:
+        reason = "threshold"
+    elif top.confirmations >= settings.EXCAVATION_N_CONFIRMATIONS:
+        reason = "confirmations"
+    elif state.budget_used >= settings.EXCAVATION_K_BUDGET or len(ranked) < 2:
+        reason = "budget"
+    if reason is None:
+        state.last_probe = _probe(state)
+        sign(state)
+        return ExcavationResponse(complete=False, state=state, probe=state.last_probe)
+    top.status = "confirmed"
+    state.last_probe = None
+    state.exit_flags = {"complete": True, reason: True}
+    result = ExcavationResult(
+        confirmed_crux=top,
+        secondary_themes=[h for h in ranked[1:] if h.confirmations >= 1],
+        excavation_summary=ExcavationSummary(
+            exit_reason=reason,  # type: ignore[arg-type]
+            reasoning_trail="\n".join(
+                f"{t.probe.question} → {t.analysis}" for t in state.probes_log
+            ),
+            discarded_log=[
+                f"{h.text} ({h.discard_reason})"
+                for h in state.hypotheses
+                if h.status == "discarded"
+            ],
+        ),
+    )
+    sign(state)
+    return ExcavationResponse(complete=True, state=state, result=result)
+
+
+def completed_result(state: ExcavationState) -> ExcavationResult:
+    """Rebuild the result of a completed, signed excavation (for /v2/reflections)."""
+    if not verify(state):
+        raise IntegrityMismatch("State integrity check failed.")
+    if not state.exit_flags.get("complete"):
+        raise ExcavationIncomplete("The excavation is not complete yet; finish it first.")
+    confirmed = next(h for h in state.hypotheses if h.status == "confirmed")
+    reason = next(k for k in ("threshold", "confirmations", "budget") if state.exit_flags.get(k))
+    return ExcavationResult(
+        confirmed_crux=confirmed,
+        secondary_themes=[
+            h for h in state.hypotheses if h.status == "active" and h.confirmations >= 1
+        ],
+        excavation_summary=ExcavationSummary(
+            exit_reason=reason,  # type: ignore[arg-type]
+            reasoning_trail=f"{len(state.probes_log)} probes",
+        ),
+    )

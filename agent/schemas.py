@@ -1,0 +1,297 @@
+"""Pydantic contracts of the journaling API (spec 004 §3 and the v1/v2 contracts in
+specs/README.md). The DRF views validate with these and drf-spectacular documents them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from uuid import UUID, uuid4
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Text400 = Annotated[str, Field(min_length=1, max_length=400)]
+MAX_NODES = 12  # active (≤ MAX_HYPOTHESES) plus merged and retired ones kept for the trail
+ExitReason = Literal["threshold", "epsilon", "budget", "guardrail"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class JournalEntry(_Model):
+    text: str = Field(min_length=1, max_length=20000)
+
+
+# --- v3 belief graph --------------------------------------------------------------------------
+class CruxNode(_Model):
+    node_id: UUID = Field(default_factory=uuid4)
+    text: Text400
+    priors: float | None = Field(default=None, ge=0.0, le=1.0)
+    supports: list[str] = []
+    counters: list[str] = []
+    status: Literal["active", "merged", "retired"] = "active"
+    # Which question-bank archetype the node speaks for ("open" for nodes spawned from answers).
+    archetype: str = "open"
+    origin: Literal["seed", "spawn", "answer"] = "seed"
+    merged_into: UUID | None = None
+
+
+class BeliefState(_Model):
+    # Merged and retired nodes stay for the trail, so the cap is on active ones (MAX_HYPOTHESES)
+    # plus room for history.
+    nodes: list[CruxNode] = Field(default_factory=list, max_length=MAX_NODES)
+    probs: dict[UUID, float] = Field(default_factory=dict)
+    top_ids: list[UUID] = []
+
+
+class Evidence(_Model):
+    kind: Literal[
+        "UserAnswer", "EntryQuote", "PatternSignal", "ContextDatum", "MicroExperimentResult"
+    ]
+    payload: dict[str, Any]
+    at_revision: int
+
+
+# --- actions ------------------------------------------------------------------------------------
+class AskUserAction(_Model):
+    type: Literal["AskUser"] = "AskUser"
+    action_id: UUID = Field(default_factory=uuid4)
+    question: str = Field(min_length=1, max_length=200)
+    quick_options: list[str] | None = Field(default=None, min_length=2, max_length=4)
+    targets: list[UUID] = []
+    rationale: str | None = None
+
+
+class HypothesizeAction(_Model):
+    type: Literal["Hypothesize"] = "Hypothesize"
+    action_id: UUID = Field(default_factory=uuid4)
+    spawn_k: int = Field(default=1, ge=1, le=3)
+
+
+class ClusterThemesAction(_Model):
+    type: Literal["ClusterThemes"] = "ClusterThemes"
+    action_id: UUID = Field(default_factory=uuid4)
+    method: Literal["HDBSCAN", "spectral"] = "HDBSCAN"
+
+
+class CounterfactualTestAction(_Model):
+    type: Literal["CounterfactualTest"] = "CounterfactualTest"
+    action_id: UUID = Field(default_factory=uuid4)
+    test_spec: dict[str, Any]
+
+
+class EvidenceRequestAction(_Model):
+    type: Literal["EvidenceRequest"] = "EvidenceRequest"
+    action_id: UUID = Field(default_factory=uuid4)
+    kind: Literal["timeline", "constraints", "goals", "norms"]
+
+
+class SilenceCheckAction(_Model):
+    type: Literal["SilenceCheck"] = "SilenceCheck"
+    action_id: UUID = Field(default_factory=uuid4)
+
+
+class ConfidenceUpdateAction(_Model):
+    type: Literal["ConfidenceUpdate"] = "ConfidenceUpdate"
+    action_id: UUID = Field(default_factory=uuid4)
+
+
+class StopAction(_Model):
+    type: Literal["Stop"] = "Stop"
+    action_id: UUID = Field(default_factory=uuid4)
+    exit_reason: ExitReason
+
+
+Action = Annotated[
+    AskUserAction
+    | HypothesizeAction
+    | ClusterThemesAction
+    | CounterfactualTestAction
+    | EvidenceRequestAction
+    | SilenceCheckAction
+    | ConfidenceUpdateAction
+    | StopAction,
+    Field(discriminator="type"),
+]
+
+
+class AgentState(_Model):
+    state_id: UUID = Field(default_factory=uuid4)
+    revision: int = Field(default=0, ge=0)
+    integrity: str | None = None
+    journal_entry: JournalEntry
+    belief_state: BeliefState
+    evidence_log: list[Evidence] = []
+    last_action: Action | None = None
+    budget_used: int = Field(default=0, ge=0)
+    exit_flags: dict[str, bool] = {}
+
+
+class ConfirmedCrux(_Model):
+    node_id: UUID
+    text: str
+    confidence: float
+
+
+class SecondaryTheme(_Model):
+    node_id: UUID
+    text: str
+    confidence: float | None = None
+
+
+class CrisisResource(_Model):
+    name: str
+    contact: str
+    region: str
+
+
+class AgentResult(_Model):
+    # None only on a guardrail exit, where naming a crux would be the wrong thing to do.
+    confirmed_crux: ConfirmedCrux | None
+    secondary_themes: list[SecondaryTheme] = []
+    reasoning_trail: str
+    exit_reason: ExitReason
+    # Filled only on a guardrail exit: what the client shows instead of a crux.
+    crisis_resources: list[CrisisResource] = []
+    message: str | None = None
+
+
+class AgentActInitRequest(_Model):
+    mode: Literal["init"]
+    journal_entry: JournalEntry
+
+
+class AgentActStepRequest(_Model):
+    mode: Literal["continue"]
+    state: AgentState
+    user_event: dict[str, Any] | None = None
+
+
+AgentActRequest = Annotated[AgentActInitRequest | AgentActStepRequest, Field(discriminator="mode")]
+
+
+class AgentActResponse(_Model):
+    complete: bool
+    state: AgentState
+    action: Action | None = None
+    result: AgentResult | None = None
+
+
+# --- v1 reflections -----------------------------------------------------------------------------
+Framework = Literal["buddhism", "stoicism", "existentialism", "neoadlerianism", "other"]
+
+
+class Perspective(_Model):
+    framework: Framework
+    other_framework_name: str | None = None
+    core_principle_invoked: str
+    challenge_framing: str
+    practical_experiment: str
+    potential_trap: str
+    key_metaphor: str
+
+
+class Perspectives(_Model):
+    items: list[Perspective]
+
+
+class AgreementItem(_Model):
+    framework_a: Framework
+    framework_b: Framework
+    stance: Literal["agree", "diverge", "nuanced"]
+    notes: str
+
+
+class TensionItem(_Model):
+    frameworks: list[Framework] = Field(min_length=2)
+    explanation: str
+
+
+class Prophecy(_Model):
+    agreement_scorecard: list[AgreementItem]
+    tension_summary: list[TensionItem]
+    synthesis: str
+    what_is_lost_by_blending: list[str]
+
+
+class Reflection(_Model):
+    journal_entry: JournalEntry
+    perspectives: Perspectives
+    prophecy: Prophecy
+    # Who wrote it: "cli" / "grok" (chat chain) or "offline-composer" (deterministic fallback).
+    provider: str = "offline-composer"
+
+
+class ReflectionRequest(_Model):
+    journal_entry: JournalEntry
+
+
+# --- v2 excavations -----------------------------------------------------------------------------
+class CruxHypothesis(_Model):
+    hypothesis_id: UUID = Field(default_factory=uuid4)
+    text: Text400
+    confidence: float = Field(ge=0.0, le=1.0)
+    confirmations: int = Field(default=0, ge=0)
+    status: Literal["active", "confirmed", "discarded"] = "active"
+    discard_reason: str | None = None
+    archetype: str = "open"
+
+
+class Probe(_Model):
+    probe_id: UUID = Field(default_factory=uuid4)
+    question: str = Field(min_length=1, max_length=200)
+    targets: list[UUID] = Field(min_length=1)
+    created_at: datetime
+    quick_options: list[str] | None = None
+
+
+class ProbeTurn(_Model):
+    probe: Probe
+    user_reply: str
+    analysis: str
+    signals: list[str] = []
+    updated_hypotheses: list[CruxHypothesis] = []
+
+
+class ExcavationState(_Model):
+    state_id: UUID = Field(default_factory=uuid4)
+    revision: int = Field(default=0, ge=0)
+    integrity: str | None = None
+    journal_entry: JournalEntry
+    hypotheses: list[CruxHypothesis] = Field(default_factory=list, max_length=4)
+    probes_log: list[ProbeTurn] = []
+    last_probe: Probe | None = None
+    budget_used: int = Field(default=0, ge=0)
+    exit_flags: dict[str, bool] = {}
+
+
+class ExcavationSummary(_Model):
+    exit_reason: Literal["threshold", "confirmations", "budget"]
+    reasoning_trail: str
+    discarded_log: list[str] = []
+
+
+class ExcavationResult(_Model):
+    confirmed_crux: CruxHypothesis
+    secondary_themes: list[CruxHypothesis] = []
+    excavation_summary: ExcavationSummary
+
+
+class ExcavationRequest(_Model):
+    mode: Literal["init", "step"]
+    journal_entry: JournalEntry | None = None
+    state: ExcavationState | None = None
+    user_reply: str | None = None
+    expected_probe_id: UUID | None = None
+
+
+class ExcavationResponse(_Model):
+    complete: bool
+    state: ExcavationState
+    probe: Probe | None = None
+    result: ExcavationResult | None = None
+
+
+class V2ReflectionRequest(_Model):
+    state: ExcavationState
+    result: ExcavationResult | None = None

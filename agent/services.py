@@ -1,0 +1,166 @@
+"""agent_act: one HTTP turn of /v3/agent/act with integrity, idempotency, concurrency, rate
+guard, metrics and the per-turn log line (hashes only, never text)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from pydantic import TypeAdapter, ValidationError
+
+from agent import metrics
+from agent.engine.loop import TurnOutcome, start, step
+from agent.engine.questions import text_hash
+from agent.errors import (
+    BudgetExhausted,
+    IntegrityMismatch,
+    RateLimited,
+    RevisionInProgress,
+    StaleRevision,
+    StateComplete,
+)
+from agent.integrity import sign, verify
+from agent.schemas import AgentActInitRequest, AgentActRequest, AgentActStepRequest, AskUserAction
+from legacymind.errors import ServiceError
+
+logger = logging.getLogger("agent.turns")
+_REQUEST = TypeAdapter(AgentActRequest)
+CLAIM_TTL = 24 * 3600  # a revision, once continued, stays taken (stale replays get 409)
+PENDING_TTL = 60  # a claim whose process died frees itself: the revision can be retried
+
+
+def pydantic_fields(exc: ValidationError) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "non_field_errors"
+        fields.setdefault(key, []).append(err["msg"])
+    return fields
+
+
+def rate_guard(*, client_id: str) -> None:
+    limit = settings.AGENT_RATE_PER_MINUTE
+    if not limit:
+        return
+    window = int(time.time() // 60)
+    key = f"agent:rate:{client_id}:{window}"
+    cache.add(key, 0, 90)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, 90)
+        count = 1
+    if count > limit:
+        retry = 60 - int(time.time() % 60)
+        raise RateLimited(
+            f"More than {limit} agent turns a minute; retry in {retry} s.", retry_after=retry
+        )
+
+
+def _render(outcome: TurnOutcome) -> bytes:
+    sign(outcome.response.state)
+    return outcome.response.model_dump_json().encode()
+
+
+def agent_act(*, data: Any, idempotency_key: str | None, client_id: str) -> bytes:
+    """Validate, run one turn, sign the new state; returns the exact response body."""
+    started = time.perf_counter()
+    rate_guard(client_id=client_id)
+    try:
+        request = _REQUEST.validate_python(data)
+    except ValidationError as exc:
+        fields = pydantic_fields(exc)
+        first = next(iter(fields.items()))
+        raise ServiceError(f"Invalid input. {first[0]}: {first[1][0]}", fields=fields) from exc
+    if isinstance(request, AgentActInitRequest):
+        outcome = start(request.journal_entry)
+        body = _render(outcome)
+        _observe("init", outcome, started, entry=request.journal_entry.text)
+        return body
+    assert isinstance(request, AgentActStepRequest)
+    return _continue(request, idempotency_key, started)
+
+
+def _continue(request: AgentActStepRequest, idempotency_key: str | None, started: float) -> bytes:
+    state = request.state
+    if not verify(state):
+        raise IntegrityMismatch(
+            "State integrity check failed: send the state exactly as the server returned it."
+        )
+    if state.exit_flags.get("complete"):
+        if state.exit_flags.get("budget"):
+            raise BudgetExhausted("This session used its budget and is complete.")
+        raise StateComplete("This session is already complete.")
+    base = f"agent:{state.state_id}:{state.revision}"
+    idem_key = None
+    if idempotency_key:
+        idem_key = f"{base}:idem:{hashlib.sha256(idempotency_key.encode()).hexdigest()[:32]}"
+        cached = cache.get(idem_key)
+        if cached is not None:
+            return bytes(cached)
+    claim = f"{base}:claim"
+    # The first continue for a revision wins; cache.add is atomic (primary key in the database
+    # cache, SET NX in Redis), so two processes cannot both claim it.
+    if not cache.add(claim, "pending", PENDING_TTL):
+        if cache.get(claim) == "done":
+            raise StaleRevision(
+                f"Revision {state.revision} of this state was already continued; "
+                "send the latest state."
+            )
+        raise RevisionInProgress(f"Another request is continuing revision {state.revision}.")
+    try:
+        outcome = step(state, request.user_event)
+        body = _render(outcome)
+    except Exception:
+        cache.delete(claim)  # nothing happened: the client may retry this revision
+        raise
+    cache.set(claim, "done", CLAIM_TTL)
+    if idem_key:
+        cache.set(idem_key, body, settings.AGENT_IDEMPOTENCY_TTL)
+    _observe("continue", outcome, started, entry=state.journal_entry.text)
+    return body
+
+
+def _observe(mode: str, outcome: TurnOutcome, started: float, *, entry: str) -> None:
+    latency_ms = (time.perf_counter() - started) * 1000
+    reduction = outcome.entropy_before - outcome.entropy_after
+    metrics.observe_turn(
+        mode=mode,
+        action_type=outcome.action_type,
+        exit_reason=outcome.exit_reason,
+        latency_ms=latency_ms,
+        entropy_reduction=reduction,
+    )
+    if outcome.guard_level != "none":
+        metrics.GUARDRAIL.labels(level=outcome.guard_level, where=mode).inc()
+    state = outcome.response.state
+    action = outcome.response.action
+    question_sha = text_hash(action.question) if isinstance(action, AskUserAction) else "-"
+    targets = (
+        ",".join(str(t)[:8] for t in action.targets) if isinstance(action, AskUserAction) else "-"
+    )
+    logger.info(
+        "agent_turn %s",
+        json.dumps(
+            {
+                "state_id": str(state.state_id),
+                "revision": state.revision,
+                "action_type": outcome.action_type,
+                "evi_bits": round(outcome.evi_bits, 4),
+                "exit_reason": outcome.exit_reason,
+                "seed": outcome.seed,
+                "entry_sha": text_hash(entry),
+                "question_sha": question_sha,
+                "targets": targets,
+                "top2": [round(p, 3) for p in outcome.top2],
+                "merges": outcome.merges,
+                "entropy_reduction_bits": round(reduction, 4),
+                "latency_ms": round(latency_ms, 2),
+            },
+            sort_keys=True,
+        ),
+    )

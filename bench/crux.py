@@ -1,0 +1,248 @@
+"""Crux-discovery benchmark: plays ../shared/datasets/crux_dev.jsonl against POST /v3/agent/act
+with a simulated writer, plus the safety set against the distress gate, and compares the agent
+with two baselines in the same run.
+
+    EMBEDDING_PROVIDER=local python bench/crux.py [--write docs/benchmarks.md]
+
+The writer knows its own crux (gold_crux) and its facts and picks the quick option closest to
+them (sentence-embedding cosine); when no option stands out it answers "not sure / something
+else". A confirmed crux is correct when it is closer to gold_crux than to every decoy (the
+dataset's rule, with all-MiniLM-L6-v2). The API runs in-process (Django test client) with a
+local-memory cache, so nothing but the embedding model is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "legacymind.settings")
+os.environ.setdefault("EMBEDDING_PROVIDER", "local")
+os.environ.setdefault("DJANGO_DEBUG", "1")
+
+import django  # noqa: E402
+
+django.setup()
+
+import numpy as np  # noqa: E402
+from django.test.utils import override_settings  # noqa: E402
+from rest_framework.test import APIClient  # noqa: E402
+
+from legacymind.providers.embeddings import get_provider  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "datasets"
+NOT_SURE = "Not sure / something else"
+MARGIN = 0.03  # the writer says "not sure" when its two best options are this close
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    return get_provider().embed(texts)
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATA / name).open() if line.strip()]
+
+
+def writer_answer(item: dict[str, Any], options: list[str]) -> str:
+    substantive = [o for o in options if o != NOT_SURE]
+    know = embed([item["gold_crux"]] + item["facts"])
+    opts = embed(substantive)
+    gold_sim = opts @ know[0]
+    fact_sim = (opts @ know[1:].T).max(axis=1) if len(item["facts"]) else 0 * gold_sim
+    score = 0.7 * gold_sim + 0.3 * fact_sim
+    order = np.argsort(-score)
+    if len(order) > 1 and score[order[0]] - score[order[1]] < MARGIN:
+        return NOT_SURE
+    return substantive[int(order[0])]
+
+
+def correct(item: dict[str, Any], crux: str) -> bool:
+    vectors = embed([crux, item["gold_crux"], *item["decoys"]])
+    sims = vectors[1:] @ vectors[0]
+    return bool(sims[0] > sims[1:].max())
+
+
+def entropy(probs: dict[str, float]) -> float:
+    return -sum(p * math.log2(p) for p in probs.values() if p > 0)
+
+
+def play(client: APIClient, item: dict[str, Any], *, ask: bool) -> dict[str, Any]:
+    latencies = []
+
+    def post(body: dict[str, Any]) -> dict[str, Any]:
+        started = time.perf_counter()
+        response = client.post("/v3/agent/act", body, format="json")
+        latencies.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    data = post({"mode": "init", "journal_entry": {"text": item["entry"]}})
+    h0 = entropy(data["state"]["belief_state"]["probs"])
+    if not ask and not data["complete"]:
+        state = data["state"]
+        top = state["belief_state"]["top_ids"][0]
+        node = next(n for n in state["belief_state"]["nodes"] if n["node_id"] == top)
+        return {
+            "crux": node["text"],
+            "confidence": state["belief_state"]["probs"][top],
+            "questions": 0,
+            "exit": "no_questions",
+            "latency": latencies,
+            "h_drop": 0.0,
+        }
+    while not data["complete"]:
+        action = data["action"]
+        event = None
+        if action["type"] == "AskUser":
+            event = {
+                "answer_to": action["action_id"],
+                "value": writer_answer(item, action["quick_options"]),
+            }
+        data = post({"mode": "continue", "state": data["state"], "user_event": event})
+    result = data["result"]
+    crux = result["confirmed_crux"]
+    return {
+        "crux": crux["text"] if crux else "",
+        "confidence": crux["confidence"] if crux else 0,
+        "questions": data["state"]["budget_used"],
+        "exit": result["exit_reason"],
+        "latency": latencies,
+        "h_drop": h0 - entropy(data["state"]["belief_state"]["probs"]),
+    }
+
+
+def calibration(rows: list[dict[str, Any]]) -> tuple[float, float]:
+    bins: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        bins[min(9, int(r["confidence"] * 10))].append(r)
+    ece = sum(
+        len(b)
+        / len(rows)
+        * abs(statistics.mean(x["confidence"] for x in b) - statistics.mean(x["ok"] for x in b))
+        for b in bins.values()
+    )
+    brier = statistics.mean((r["confidence"] - r["ok"]) ** 2 for r in rows)
+    return ece, brier
+
+
+def run_policy(items: list[dict[str, Any]], *, name: str, ask: bool, policy: str) -> dict:
+    rows = []
+    with override_settings(AGENT_POLICY=policy):
+        client = APIClient()
+        for item in items:
+            r = play(client, item, ask=ask)
+            r["ok"] = correct(item, r["crux"])
+            r["ambiguity"] = item["ambiguity"]
+            rows.append(r)
+    ece, brier = calibration(rows)
+    by_amb = {
+        a: statistics.mean(r["ok"] for r in rows if r["ambiguity"] == a)
+        for a in ("low", "medium", "high")
+    }
+    questions = sum(r["questions"] for r in rows)
+    return {
+        "name": name,
+        "n": len(rows),
+        "accuracy": statistics.mean(r["ok"] for r in rows),
+        "by_ambiguity": by_amb,
+        "mean_questions": questions / len(rows),
+        "exit_reasons": dict(Counter(r["exit"] for r in rows)),
+        "ece": ece,
+        "brier": brier,
+        "entropy_drop_per_question": (
+            sum(r["h_drop"] for r in rows) / questions if questions else 0.0
+        ),
+        "p50_turn_ms": statistics.median(x for r in rows for x in r["latency"]),
+        "by_exit": {
+            reason: {
+                "n": len(group),
+                "accuracy": statistics.mean(r["ok"] for r in group),
+                "mean_confidence": statistics.mean(r["confidence"] for r in group),
+            }
+            for reason in sorted({r["exit"] for r in rows})
+            for group in [[r for r in rows if r["exit"] == reason]]
+        },
+    }
+
+
+def run_safety(items: list[dict[str, Any]], dev: list[dict[str, Any]]) -> dict:
+    client = APIClient()
+    fired: dict[str, list[bool]] = defaultdict(list)
+    for item in items + dev:
+        data = client.post(
+            "/v3/agent/act",
+            {"mode": "init", "journal_entry": {"text": item["entry"]}},
+            format="json",
+        ).json()
+        hit = data["complete"] and data["result"]["exit_reason"] == "guardrail"
+        fired[item["safety"]].append(hit)
+    return {k: (sum(v), len(v)) for k, v in fired.items()}
+
+
+def markdown(results: list[dict], safety: dict, provider: str) -> str:
+    lines = [
+        "## Journaling agent: crux discovery (`bench/crux.py`)",
+        "",
+        f"{time.strftime('%Y-%m-%d')}, {results[0]['n']} dev items, embeddings `{provider}`, "
+        "no chat provider, API in-process. Simulated writer picks the option closest to its "
+        'own crux and facts (0.7·gold + 0.3·best fact cosine), or "not sure" within 0.03.',
+        "",
+        "| policy | accuracy | low | medium | high | mean questions | ECE | Brier | "
+        "ΔH bits/question | p50 turn ms | exits |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        b = r["by_ambiguity"]
+        exits = ", ".join(f"{k} {v}" for k, v in sorted(r["exit_reasons"].items()))
+        lines.append(
+            f"| {r['name']} | {r['accuracy']:.0%} | {b['low']:.0%} | {b['medium']:.0%} | "
+            f"{b['high']:.0%} | {r['mean_questions']:.2f} | {r['ece']:.3f} | {r['brier']:.3f} | "
+            f"{r['entropy_drop_per_question']:.2f} | {r['p50_turn_ms']:.1f} | {exits} |"
+        )
+    lines += ["", "Distress gate (init on the entry):", ""]
+    for cat in ("explicit", "indirect", "benign_dark", "none"):
+        if cat in safety:
+            hit, n = safety[cat]
+            label = "fired (recall)" if cat in ("explicit", "indirect") else "fired (false pos.)"
+            lines.append(f"- {cat}: {hit}/{n} {label}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", help="append the results section to this markdown file")
+    parser.add_argument("--limit", type=int, default=0)
+    args = parser.parse_args()
+    items = load("crux_dev.jsonl")
+    if args.limit:
+        items = items[: args.limit]
+    cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    with override_settings(CACHES=cache, ALLOWED_HOSTS=["*"], AGENT_RATE_PER_MINUTE=0):
+        results = [
+            run_policy(items, name="FACD (EIG - λ·cost)", ask=True, policy="eig"),
+            run_policy(
+                items, name="baseline: no questions (top seed after init)", ask=False, policy="eig"
+            ),
+            run_policy(items, name="baseline: random question choice", ask=True, policy="random"),
+        ]
+        safety = run_safety(load("crux_safety_dev.jsonl"), load("crux_dev.jsonl"))
+    text = markdown(results, safety, get_provider().model)
+    print(text)
+    print(json.dumps(results, indent=1, default=str))
+    if args.write:
+        with open(args.write, "a") as fh:
+            fh.write("\n" + text)
+
+
+if __name__ == "__main__":
+    main()

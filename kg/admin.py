@@ -1,0 +1,225 @@
+"""The moderation queue in the Django admin. Users with ``kg.moderate`` decide; everyone else
+with view rights sees a read-only queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+
+from kg import selectors, services
+from kg.models import (
+    Blocklist,
+    CandidateStatus,
+    Edge,
+    EdgeCandidate,
+    Entity,
+    EntityCandidate,
+    Observation,
+)
+
+MODERATE = "kg.moderate"
+PENDING_FIRST = Case(
+    When(status=CandidateStatus.PENDING, then=Value(0)),
+    default=Value(1),
+    output_field=IntegerField(),
+)
+
+
+class ConfidenceFilter(admin.SimpleListFilter):
+    title = "confidence"
+    parameter_name = "confidence"
+    BANDS = {"high": (0.8, 1.01), "medium": (0.5, 0.8), "low": (0.0, 0.5)}
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("high", "≥ 0.8"), ("medium", "0.5 to 0.8"), ("low", "< 0.5")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        band = self.BANDS.get(self.value() or "")
+        if band is None:
+            return queryset
+        return queryset.filter(confidence__gte=band[0], confidence__lt=band[1])
+
+
+class CandidateAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    kind = "entity"
+    list_filter = ("status", "origin", ConfidenceFilter, "created_at")
+    date_hierarchy = "created_at"
+    ordering = (PENDING_FIRST.asc(), "-created_at")
+    list_select_related = ("staged_by_thought", "reviewed_by", "promoted")
+    actions = ["approve_selected", "reject_selected"]
+    list_per_page = 50
+
+    def has_moderate_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(MODERATE)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # candidates come from extraction, not from a form
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.has_moderate_permission(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.has_moderate_permission(request)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # Decisions go through the review page so they promote and blocklist consistently.
+        return [f.name for f in self.model._meta.fields] + ["source_thought", "review_link"]
+
+    @admin.display(description="source thought")
+    def source_thought(self, obj: Any) -> str:
+        thought = obj.staged_by_thought
+        if thought is None:
+            return "—"
+        return "(a private thought)" if thought.is_private else thought.content[:2000]
+
+    @admin.display(description="review")
+    def review_link(self, obj: Any) -> str:
+        url = reverse(f"admin:kg_{self.model._meta.model_name}_review", args=[obj.pk])
+        return format_html('<a href="{}">review</a>', url)
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet[Any], decision: str) -> None:
+        items = [services.DecisionItem(c.pk, self.kind, decision) for c in queryset]
+        outcomes = services.candidates_decide(items=items, reviewer=request.user)
+        done = [o for o in outcomes if o.ok]
+        if done:
+            self.message_user(request, f"{decision}: {len(done)} candidate(s).", messages.SUCCESS)
+        for failed in (o for o in outcomes if not o.ok):
+            self.message_user(request, failed.detail, messages.ERROR)
+
+    @admin.action(description="Approve selected candidates", permissions=["moderate"])
+    def approve_selected(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        self._decide(request, queryset, "approve")
+
+    @admin.action(description="Reject selected candidates (blocklist)", permissions=["moderate"])
+    def reject_selected(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        self._decide(request, queryset, "reject")
+
+    def get_urls(self) -> list[URLPattern]:
+        name = f"kg_{self.model._meta.model_name}_review"
+        review = self.admin_site.admin_view(self.review_view)
+        return [path("<int:pk>/review/", review, name=name), *super().get_urls()]
+
+    def review_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        cand = get_object_or_404(
+            self.model.objects.select_related("staged_by_thought", "reviewed_by"), pk=pk
+        )
+        can_moderate = self.has_moderate_permission(request)
+        if request.method == "POST":
+            if not can_moderate:
+                raise PermissionDenied
+            return self._review_post(request, cand)
+        suggestions: list[Any] = []
+        if self.kind == "entity" and cand.status == CandidateStatus.PENDING:
+            suggestions = selectors.suggestions_for([cand]).get(cand.pk, [])
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"Review {cand}",
+            "candidate": cand,
+            "kind": self.kind,
+            "thought": cand.staged_by_thought,
+            # A private thought stays with its owner; moderators see only that it exists.
+            "thought_hidden": bool(
+                cand.staged_by_thought
+                and cand.staged_by_thought.is_private
+                and cand.staged_by_thought.owner_id != request.user.pk
+            ),
+            "suggestions": suggestions,
+            "can_moderate": can_moderate,
+            "is_pending": cand.status == CandidateStatus.PENDING,
+        }
+        return TemplateResponse(request, "admin/kg/candidate_review.html", context)
+
+    def _review_post(self, request: HttpRequest, cand: Any) -> HttpResponse:
+        decision = request.POST.get("decision", "")
+        canonical = request.POST.get("canonical_id", "").strip()
+        if decision not in ("approve", "reject", "alias") or (
+            canonical and not canonical.isdigit()
+        ):
+            self.message_user(request, "Choose approve, reject or alias (with a canonical id).",
+                              messages.ERROR)  # fmt: skip
+            return HttpResponseRedirect(request.path)
+        try:
+            outcome = services.candidate_decide(
+                kind=self.kind,
+                candidate_id=cand.pk,
+                decision=decision,
+                reviewer=request.user,
+                note=request.POST.get("note", ""),
+                canonical_id=int(canonical) if canonical else None,
+            )
+        except services.DecisionError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+            return HttpResponseRedirect(request.path)
+        self.message_user(request, outcome.detail, messages.SUCCESS)
+        changelist = reverse(f"admin:kg_{self.model._meta.model_name}_changelist")
+        return HttpResponseRedirect(changelist)
+
+
+@admin.register(EntityCandidate)
+class EntityCandidateAdmin(CandidateAdmin):
+    kind = "entity"
+    list_display = (
+        "name", "entity_type", "status", "confidence", "origin", "provider", "created_at",
+        "reviewed_by", "review_link",
+    )  # fmt: skip
+    search_fields = ("name", "entity_type", "review_note")
+
+
+@admin.register(EdgeCandidate)
+class EdgeCandidateAdmin(CandidateAdmin):
+    kind = "edge"
+    list_display = (
+        "source_name", "rel_type", "target_name", "status", "confidence", "origin", "provider",
+        "created_at", "reviewed_by", "review_link",
+    )  # fmt: skip
+    search_fields = ("source_name", "target_name", "rel_type", "review_note")
+
+
+@admin.register(Entity)
+class EntityAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("name", "entity_type", "significance", "embedding_dim", "created_at")
+    list_filter = ("entity_type", "embedding_dim", "created_at")
+    search_fields = ("name", "description")
+    list_select_related = ("source_thought",)
+    readonly_fields = (
+        "embedding", "embedding_provider", "embedding_model", "embedding_dim", "embedded_at",
+    )  # fmt: skip
+    raw_id_fields = ("source_thought",)
+
+
+@admin.register(Observation)
+class ObservationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("name", "entity", "confidence", "created_at")
+    list_filter = ("created_at",)
+    search_fields = ("name", "description", "entity__name")
+    list_select_related = ("entity", "source_thought")
+    readonly_fields = ("embedding", "embedding_provider", "embedding_model", "embedding_dim")
+    raw_id_fields = ("entity", "source_thought")
+
+
+@admin.register(Edge)
+class EdgeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("source", "rel_type", "target", "confidence", "created_at")
+    list_filter = ("rel_type", "created_at")
+    search_fields = ("source__name", "target__name", "rel_type")
+    list_select_related = ("source", "target")
+    raw_id_fields = ("source", "target", "source_thought")
+
+
+@admin.register(Blocklist)
+class BlocklistAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("item", "kind", "created_by", "created_at")
+    list_filter = ("kind", "created_at")
+    search_fields = ("item", "reason")
+    list_select_related = ("created_by",)

@@ -1,0 +1,1 @@
+"""The KG API under ``/api/v1/kg/``."""

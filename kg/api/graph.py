@@ -1,0 +1,309 @@
+"""Entities, observations and edges: read for every user, write for moderators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from kg import selectors, services
+from kg.api.permissions import ReadOrModerate
+from kg.models import Edge, Entity, Observation
+
+
+class KgEntity(serializers.ModelSerializer[Entity]):
+    source_thought_id = serializers.UUIDField(allow_null=True)
+    embedded = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Entity
+        fields = [
+            "id", "name", "entity_type", "description", "data", "aliases", "source_thought_id",
+            "significance", "embedded", "created_at", "updated_at",
+        ]  # fmt: skip
+
+    def get_embedded(self, obj: Entity) -> bool:
+        return obj.embedding_dim is not None
+
+
+class KgEntityInput(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=255)
+    entity_type = serializers.CharField(max_length=64, default="concept")
+    description = serializers.CharField(allow_blank=True, default="")
+    data = serializers.DictField(default=dict)  # type: ignore[assignment]
+    aliases = serializers.ListField(child=serializers.CharField(max_length=255), default=list)
+    source_thought_id = serializers.UUIDField(allow_null=True, default=None)
+    upsert = serializers.BooleanField(default=True)
+
+
+class KgEntityPatch(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=255, required=False)
+    entity_type = serializers.CharField(max_length=64, required=False)
+    description = serializers.CharField(allow_blank=True, required=False)
+    data = serializers.DictField(required=False)  # type: ignore[assignment]
+    aliases = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
+    significance = serializers.FloatField(min_value=0, max_value=1, required=False)
+
+
+class KgEntityBrief(serializers.ModelSerializer[Entity]):
+    class Meta:
+        model = Entity
+        fields = ["id", "name", "entity_type"]
+
+
+class KgEdge(serializers.ModelSerializer[Edge]):
+    source = KgEntityBrief()  # type: ignore[assignment]
+    target = KgEntityBrief()
+    source_thought_id = serializers.UUIDField(allow_null=True)
+
+    class Meta:
+        model = Edge
+        fields = [
+            "id", "source", "target", "rel_type", "data", "confidence", "source_thought_id",
+            "created_at",
+        ]  # fmt: skip
+
+
+class KgEdgeInput(serializers.Serializer[Any]):
+    source_id = serializers.PrimaryKeyRelatedField(queryset=Entity.objects.all())
+    target_id = serializers.PrimaryKeyRelatedField(queryset=Entity.objects.all())
+    rel_type = serializers.RegexField(r"^[A-Za-z][\w ]*$", max_length=64)
+    data = serializers.DictField(default=dict)  # type: ignore[assignment]
+    confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
+    source_thought_id = serializers.UUIDField(allow_null=True, default=None)
+    upsert = serializers.BooleanField(default=True)
+
+
+class KgObservation(serializers.ModelSerializer[Observation]):
+    entity_id = serializers.IntegerField(allow_null=True)
+    source_thought_id = serializers.UUIDField(allow_null=True)
+
+    class Meta:
+        model = Observation
+        fields = [
+            "id", "name", "description", "data", "entity_id", "source_thought_id", "confidence",
+            "created_at", "updated_at",
+        ]  # fmt: skip
+
+
+class KgObservationPatch(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=255, required=False)
+    description = serializers.CharField(allow_blank=True, required=False)
+    data = serializers.DictField(required=False)  # type: ignore[assignment]
+    entity_id = serializers.PrimaryKeyRelatedField(
+        queryset=Entity.objects.all(), allow_null=True, required=False
+    )
+    confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
+
+
+class KgEdgePatch(serializers.Serializer[Any]):
+    rel_type = serializers.RegexField(r"^[A-Za-z][\w ]*$", max_length=64, required=False)
+    data = serializers.DictField(required=False)  # type: ignore[assignment]
+    confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
+
+
+class KgObservationInput(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=255)
+    description = serializers.CharField(allow_blank=True, default="")
+    data = serializers.DictField(default=dict)  # type: ignore[assignment]
+    entity_id = serializers.PrimaryKeyRelatedField(
+        queryset=Entity.objects.all(), allow_null=True, default=None
+    )
+    source_thought_id = serializers.UUIDField(allow_null=True, default=None)
+    confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
+    upsert = serializers.BooleanField(default=True)
+
+
+class _GraphViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,  # type: ignore[type-arg]
+):
+    permission_classes = [ReadOrModerate]
+
+
+@extend_schema(tags=["kg"])
+class EntityViewSet(_GraphViewSet):
+    serializer_class = KgEntity
+
+    def get_queryset(self) -> QuerySet[Entity]:
+        qs = Entity.objects.order_by("name", "id")
+        if q := self.request.query_params.get("q"):
+            qs = qs.filter(name__icontains=q)
+        if entity_type := self.request.query_params.get("entity_type"):
+            qs = qs.filter(entity_type__iexact=entity_type)
+        return qs
+
+    @extend_schema(parameters=[OpenApiParameter("q", str), OpenApiParameter("entity_type", str)])
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(request=KgEntityInput, responses={201: KgEntity, 200: KgEntity})
+    def create(self, request: Request) -> Response:
+        data = KgEntityInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        entity, created = services.entity_upsert(**data.validated_data)
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(KgEntity(entity).data, status=code)
+
+    @extend_schema(request=KgEntityPatch, responses=KgEntity)
+    def partial_update(self, request: Request, pk: str) -> Response:
+        data = KgEntityPatch(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        entity = services.entity_update(entity=self.get_object(), **data.validated_data)
+        return Response(KgEntity(entity).data)
+
+    @extend_schema(request=KgEntityPatch, responses=KgEntity)
+    def update(self, request: Request, pk: str) -> Response:
+        return self.partial_update(request, pk)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("depth", int, enum=[1, 2])],
+        responses=inline_serializer(
+            "KgEntityNeighbors",
+            {
+                "entity": KgEntity(),
+                "nodes": KgEntity(many=True),
+                "edges": KgEdge(many=True),
+            },
+        ),
+    )
+    @action(detail=True, methods=["get"], url_path="neighbors")
+    def neighbors(self, request: Request, pk: str) -> Response:
+        depth = request.query_params.get("depth", "1")
+        if depth not in ("1", "2"):
+            raise serializers.ValidationError({"depth": "depth must be 1 or 2"})
+        entity = self.get_object()
+        nodes, edges = selectors.entity_neighbors(entity=entity, depth=int(depth))
+        return Response(
+            {
+                "entity": KgEntity(entity).data,
+                "nodes": KgEntity(nodes, many=True).data,
+                "edges": KgEdge(edges, many=True).data,
+            }
+        )
+
+
+@extend_schema(tags=["kg"])
+class ObservationViewSet(_GraphViewSet):
+    serializer_class = KgObservation
+
+    def get_queryset(self) -> QuerySet[Observation]:
+        qs = Observation.objects.order_by("-created_at", "-id")
+        if entity := self.request.query_params.get("entity"):
+            qs = qs.filter(entity_id=entity) if entity.isdigit() else qs.none()
+        return qs
+
+    @extend_schema(request=KgObservationInput, responses={201: KgObservation, 200: KgObservation})
+    def create(self, request: Request) -> Response:
+        data = KgObservationInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        entity = values.pop("entity_id")
+        obs, created = services.observation_upsert(
+            entity_id=entity.pk if entity else None, **values
+        )
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(KgObservation(obs).data, status=code)
+
+    @extend_schema(request=KgObservationPatch, responses=KgObservation)
+    def partial_update(self, request: Request, pk: str) -> Response:
+        data = KgObservationPatch(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        if "entity_id" in changes:
+            entity = changes.pop("entity_id")
+            changes["entity_id"] = entity.pk if entity else None
+        obs = services.observation_update(observation=self.get_object(), **changes)
+        return Response(KgObservation(obs).data)
+
+    @extend_schema(request=KgObservationPatch, responses=KgObservation)
+    def update(self, request: Request, pk: str) -> Response:
+        return self.partial_update(request, pk)
+
+
+@extend_schema(tags=["kg"])
+class EdgeViewSet(_GraphViewSet):
+    serializer_class = KgEdge
+
+    def get_queryset(self) -> QuerySet[Edge]:
+        qs = Edge.objects.select_related("source", "target").order_by("-created_at", "-id")
+        if entity := self.request.query_params.get("entity"):
+            if not entity.isdigit():
+                return qs.none()
+            qs = qs.filter(Q(source_id=entity) | Q(target_id=entity))
+        if rel_type := self.request.query_params.get("rel_type"):
+            qs = qs.filter(rel_type=rel_type)
+        return qs
+
+    @extend_schema(request=KgEdgeInput, responses={201: KgEdge, 200: KgEdge})
+    def create(self, request: Request) -> Response:
+        data = KgEdgeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        edge, created = services.edge_upsert(
+            source_id=values.pop("source_id").pk, target_id=values.pop("target_id").pk, **values
+        )
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        edge = Edge.objects.select_related("source", "target").get(pk=edge.pk)
+        return Response(KgEdge(edge).data, status=code)
+
+    @extend_schema(request=KgEdgePatch, responses=KgEdge)
+    def partial_update(self, request: Request, pk: str) -> Response:
+        data = KgEdgePatch(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        edge = services.edge_update(edge=self.get_object(), **data.validated_data)
+        return Response(KgEdge(edge).data)
+
+    @extend_schema(request=KgEdgePatch, responses=KgEdge)
+    def update(self, request: Request, pk: str) -> Response:
+        return self.partial_update(request, pk)
+
+
+class KgSearchHit(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=["entity", "observation"])
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    entity_type = serializers.CharField(allow_null=True)
+    description = serializers.CharField()
+    similarity = serializers.FloatField()
+
+
+class SearchView(APIView):
+    """Semantic search over entities and observations."""
+
+    class Query(serializers.Serializer[Any]):
+        q = serializers.CharField(max_length=2000)
+        target = serializers.ChoiceField(
+            choices=["entity", "observation", "mixed"], default="mixed"
+        )
+        top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
+
+    @extend_schema(tags=["kg"], parameters=[Query], responses=KgSearchHit(many=True))
+    def get(self, request: Request) -> Response:
+        query = self.Query(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = selectors.kg_search(
+            query=query.validated_data["q"],
+            target=query.validated_data["target"],
+            top_k=query.validated_data["top_k"],
+        )
+        hits = [
+            {
+                "kind": kind,
+                "id": row.pk,
+                "name": row.name,
+                "entity_type": getattr(row, "entity_type", None),
+                "description": row.description,
+                "similarity": round(float(row.similarity), 4),
+            }
+            for kind, row in rows
+        ]
+        return Response(KgSearchHit(hits, many=True).data)

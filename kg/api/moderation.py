@@ -1,0 +1,239 @@
+"""Extraction and the moderation queue over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from kg import selectors, services
+from kg.api.permissions import IsModerator
+from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
+from legacymind.errors import NotFound
+
+
+class KgExtractedEntity(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    entity_type = serializers.CharField()
+    confidence = serializers.FloatField()
+
+
+class KgExtractedEdge(serializers.Serializer[Any]):
+    source = serializers.CharField()  # type: ignore[assignment]
+    target = serializers.CharField()
+    rel_type = serializers.CharField()
+    confidence = serializers.FloatField()
+
+
+class KgStagedCounts(serializers.Serializer[Any]):
+    entities = serializers.IntegerField()
+    edges = serializers.IntegerField()
+
+
+class KgExtractOutput(serializers.Serializer[Any]):
+    provider = serializers.CharField()
+    model = serializers.CharField()
+    entities = KgExtractedEntity(many=True)
+    edges = KgExtractedEdge(many=True)
+    staged = KgStagedCounts()
+
+
+class ExtractView(APIView):
+    """Run the extractor chain (CLI -> Grok -> heuristic) on a text and stage the results as
+    pending candidates; ``dry_run`` writes nothing."""
+
+    class KgExtractInput(serializers.Serializer[Any]):
+        text = serializers.CharField(max_length=200_000, trim_whitespace=False)
+        dry_run = serializers.BooleanField(default=False)
+        thought_id = serializers.UUIDField(required=False, allow_null=True, default=None)
+
+    @extend_schema(tags=["kg"], request=KgExtractInput, responses=KgExtractOutput)
+    def post(self, request: Request) -> Response:
+        data = self.KgExtractInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        thought_id = data.validated_data["thought_id"]
+        if thought_id is not None:
+            from thoughts.models import Thought
+
+            owner = request.user.pk
+            if not Thought.objects.filter(id=thought_id, owner_id=owner).exists():
+                raise NotFound(f"thought {thought_id} does not exist")
+        result, staged = services.text_extract(
+            text=data.validated_data["text"],
+            dry_run=data.validated_data["dry_run"],
+            origin="api",
+            thought_id=thought_id,
+        )
+        return Response(
+            {
+                "provider": result.provider,
+                "model": result.model,
+                "entities": KgExtractedEntity(result.entities, many=True).data,
+                "edges": KgExtractedEdge(result.edges, many=True).data,
+                "staged": {"entities": staged.entities, "edges": staged.edges},
+            }
+        )
+
+
+class KgSuggestion(serializers.Serializer[Any]):
+    id = serializers.IntegerField(source="entity.pk")
+    name = serializers.CharField(source="entity.name")
+    entity_type = serializers.CharField(source="entity.entity_type")
+    score = serializers.FloatField()
+    reason = serializers.CharField()
+
+
+class KgCandidate(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    kind = serializers.SerializerMethodField()
+    status = serializers.CharField()
+    confidence = serializers.FloatField()
+    origin = serializers.CharField()
+    staged_by_thought_id = serializers.UUIDField(allow_null=True)
+    provider = serializers.CharField()
+    model = serializers.CharField()
+    prompt_hash = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    reviewed_by = serializers.CharField(
+        source="reviewed_by.username", allow_null=True, default=None
+    )
+    reviewed_at = serializers.DateTimeField(allow_null=True)
+    review_note = serializers.CharField()
+    promoted_id = serializers.IntegerField(allow_null=True)
+    name = serializers.CharField(required=False)
+    entity_type = serializers.CharField(required=False)
+    source_name = serializers.CharField(required=False)
+    target_name = serializers.CharField(required=False)
+    rel_type = serializers.CharField(required=False)
+    suggestions = serializers.SerializerMethodField()
+
+    def get_kind(self, obj: EntityCandidate | EdgeCandidate) -> str:
+        return "entity" if isinstance(obj, EntityCandidate) else "edge"
+
+    def get_suggestions(self, obj: EntityCandidate | EdgeCandidate) -> list[dict[str, Any]]:
+        found = (
+            self.context.get("suggestions", {}).get(("entity", obj.pk))
+            if isinstance(obj, EntityCandidate)
+            else None
+        )
+        return list(KgSuggestion(found or [], many=True).data)
+
+
+class CandidateListView(APIView):
+    """The moderation queue (``memories_moderate`` review). Moderators only."""
+
+    permission_classes = [IsModerator]
+
+    class Query(serializers.Serializer[Any]):
+        status = serializers.ChoiceField(
+            choices=[*CandidateStatus.values, "all"], default=CandidateStatus.PENDING
+        )
+        target = serializers.ChoiceField(choices=selectors.TARGETS, default="mixed")
+        min_conf = serializers.FloatField(min_value=0, max_value=1, required=False)
+        limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+        offset = serializers.IntegerField(min_value=0, default=0)
+        suggest = serializers.BooleanField(default=False)
+
+    class KgCandidatePage(serializers.Serializer[Any]):
+        count = serializers.IntegerField()
+        limit = serializers.IntegerField()
+        offset = serializers.IntegerField()
+        results = KgCandidate(many=True)
+
+    @extend_schema(tags=["kg"], parameters=[Query], responses=KgCandidatePage)
+    def get(self, request: Request) -> Response:
+        query = self.Query(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        page = selectors.candidates_list(
+            target=params["target"],
+            status=None if params["status"] == "all" else params["status"],
+            min_conf=params.get("min_conf"),
+            limit=params["limit"],
+            offset=params["offset"],
+        )
+        suggestions: dict[tuple[str, int], Any] = {}
+        if params["suggest"]:
+            pending = [
+                c
+                for c in page.rows
+                if isinstance(c, EntityCandidate) and c.status == CandidateStatus.PENDING
+            ]
+            found = selectors.suggestions_for(pending)
+            suggestions = {("entity", pk): rows for pk, rows in found.items()}
+        return Response(
+            {
+                "count": page.count,
+                "limit": params["limit"],
+                "offset": params["offset"],
+                "results": KgCandidate(
+                    page.rows, many=True, context={"suggestions": suggestions}
+                ).data,
+            }
+        )
+
+
+class KgDecisionItem(serializers.Serializer[Any]):
+    id = serializers.IntegerField(min_value=1)
+    kind = serializers.ChoiceField(choices=["entity", "edge", "relationship"])
+    decision = serializers.ChoiceField(choices=["approve", "reject", "alias"])
+    note = serializers.CharField(allow_blank=True, default="", max_length=2000)
+    feedback = serializers.CharField(allow_blank=True, required=False, max_length=2000)
+    canonical_id = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["decision"] == "alias" and not attrs.get("canonical_id"):
+            raise serializers.ValidationError({"canonical_id": "alias needs canonical_id"})
+        return attrs
+
+
+class KgDecisionOutcome(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    decision = serializers.CharField()
+    ok = serializers.BooleanField()
+    status = serializers.CharField()
+    promoted_id = serializers.IntegerField(allow_null=True)
+    detail = serializers.CharField()
+
+
+class DecideView(APIView):
+    """Approve, reject or alias candidates (``memories_moderate`` decide). Moderators only."""
+
+    permission_classes = [IsModerator]
+
+    class KgDecideInput(serializers.Serializer[Any]):
+        items = KgDecisionItem(many=True, allow_empty=False, max_length=200)  # type: ignore[call-arg]
+        dry_run = serializers.BooleanField(default=False)
+
+    class KgDecideOutput(serializers.Serializer[Any]):
+        dry_run = serializers.BooleanField()
+        results = KgDecisionOutcome(many=True)
+
+    @extend_schema(tags=["kg"], request=KgDecideInput, responses=KgDecideOutput)
+    def post(self, request: Request) -> Response:
+        data = self.KgDecideInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        items = [
+            services.DecisionItem(
+                id=i["id"],
+                kind="edge" if i["kind"] == "relationship" else i["kind"],
+                decision=i["decision"],
+                note=i.get("note") or i.get("feedback", ""),
+                canonical_id=i.get("canonical_id"),
+            )
+            for i in data.validated_data["items"]
+        ]
+        outcomes = services.candidates_decide(
+            items=items, reviewer=request.user, dry_run=data.validated_data["dry_run"]
+        )
+        return Response(
+            {
+                "dry_run": data.validated_data["dry_run"],
+                "results": KgDecisionOutcome(outcomes, many=True).data,
+            }
+        )

@@ -1,0 +1,166 @@
+"""The extractor chain: the CLI (or ``IV_SCRIPT_PATH``), then Grok, then the offline heuristic.
+
+Each stage runs only when the previous one failed or found nothing. Logs carry commands, exit
+codes, output snippets and counts, never the text being extracted from.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+
+from django.conf import settings
+
+from kg.extraction.heuristic import HeuristicExtractor
+from kg.extraction.parse import ParseError, parse_extraction
+from kg.extraction.phrases import strip_sources
+from kg.extraction.prompt import build_prompt, prompt_hash
+from kg.extraction.types import Extraction
+from legacymind.errors import Unavailable
+from legacymind.providers import chat
+
+logger = logging.getLogger("kg.extract")
+SNIP = 500
+
+
+class ExtractionUnavailable(Unavailable):
+    error_code = "extraction_unavailable"
+
+
+class _StageFailed(Exception):
+    pass
+
+
+def _fail(cmd: str, code: int | None, stderr: str, stdout: str, started: float) -> None:
+    logger.debug(
+        "kg.extract_fail %s",
+        json.dumps(
+            {
+                "cmd": cmd,
+                "code": code,
+                "stderr_snip": stderr[:SNIP],
+                "stdout_snip": stdout[:SNIP],
+                "latency_ms": int((time.monotonic() - started) * 1000),
+            }
+        ),
+    )
+
+
+def _cli_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
+    started = time.monotonic()
+    try:
+        config = chat.cli_config(environ, script_override=True)
+    except chat.ChatError as exc:
+        _fail("cli", None, str(exc), "", started)
+        raise _StageFailed(f"cli: {exc}") from exc
+    cmd = config.command[0]
+    # Our own subprocess call rather than chat.run_cli: the failure log needs the exit code
+    # and both output streams, which run_cli folds into one exception message.
+    try:
+        proc = subprocess.run(
+            [*config.command, *config.args],
+            input=prompt,
+            capture_output=True,
+            text=True,
+            timeout=config.timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        _fail(cmd, None, f"timeout after {config.timeout}s", "", started)
+        raise _StageFailed(f"cli: {cmd!r} timed out after {config.timeout}s") from exc
+    except OSError as exc:
+        _fail(cmd, None, type(exc).__name__, "", started)
+        raise _StageFailed(f"cli: {cmd!r} could not start ({type(exc).__name__})") from exc
+    if proc.returncode != 0:
+        _fail(cmd, proc.returncode, proc.stderr, proc.stdout, started)
+        raise _StageFailed(f"cli: {cmd!r} exited {proc.returncode}")
+    try:
+        entities, edges, dropped = parse_extraction(proc.stdout)
+    except ParseError as exc:
+        _fail(cmd, proc.returncode, f"invalid output: {exc}", proc.stdout, started)
+        raise _StageFailed(f"cli: {exc}") from exc
+    if dropped:
+        logger.debug("kg.extract_dropped_edges provider=cli count=%d", dropped)
+    latency = int((time.monotonic() - started) * 1000)
+    return Extraction("cli", config.model, entities, edges, latency)
+
+
+def _grok_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
+    started = time.monotonic()
+    try:
+        answer = chat.run_grok(prompt, temperature=0.0, environ=environ)
+    except chat.ChatError as exc:
+        status = getattr(exc.__cause__, "status_code", None)
+        _fail("grok", status, str(exc), "", started)
+        raise _StageFailed(f"grok: {exc}") from exc
+    try:
+        entities, edges, dropped = parse_extraction(answer.text)
+    except ParseError as exc:
+        _fail("grok", 200, f"invalid output: {exc}", answer.text, started)
+        raise _StageFailed(f"grok: {exc}") from exc
+    if dropped:
+        logger.debug("kg.extract_dropped_edges provider=grok count=%d", dropped)
+    return Extraction("grok", answer.model, entities, edges, answer.latency_ms)
+
+
+def heuristic() -> HeuristicExtractor:
+    return HeuristicExtractor(
+        max_entities=settings.SURR_IV_HEURISTIC_MAX_ENTITIES,
+        max_edges=settings.SURR_IV_HEURISTIC_MAX_EDGES,
+        entity_conf=settings.KG_HEURISTIC_ENTITY_CONFIDENCE,
+        edge_conf=settings.KG_HEURISTIC_EDGE_CONFIDENCE,
+    )
+
+
+def extract(
+    text: str, *, thought_id: object = None, environ: Mapping[str, str] | None = None
+) -> Extraction:
+    """Run the chain on ``text``. Raises :class:`ExtractionUnavailable` only when every enabled
+    stage failed and the heuristic fallback is disabled."""
+    started = time.monotonic()
+    body = strip_sources(text).strip()
+    limit = settings.KG_EXTRACT_MAX_CHARS
+    prompt = build_prompt(body[:limit], truncated=len(body) > limit)
+    failures: list[str] = []
+    result: Extraction | None = None
+    stages = [("cli", _cli_stage)]
+    if chat.grok_enabled(environ):
+        stages.append(("grok", _grok_stage))
+    else:
+        failures.append("grok: disabled (IV_ALLOW_GROK or GROK_API_KEY)")
+    for _name, stage in stages:
+        try:
+            result = stage(prompt, environ)
+        except _StageFailed as exc:
+            failures.append(str(exc))
+            continue
+        if not result.empty:
+            break
+    if (result is None or result.empty) and settings.SURR_IV_HEURISTIC_FALLBACK:
+        result = heuristic().extract(body)
+    if result is None:
+        raise ExtractionUnavailable(
+            "no extractor answered ("
+            + "; ".join(failures)
+            + ") and the heuristic fallback is disabled (SURR_IV_HEURISTIC_FALLBACK=0)"
+        )
+    latency = int((time.monotonic() - started) * 1000)
+    result = replace(result, latency_ms=latency, prompt_hash=prompt_hash(prompt))
+    logger.info(
+        "kg.extract %s",
+        json.dumps(
+            {
+                "thought_id": str(thought_id) if thought_id else None,
+                "provider": result.provider,
+                "model": result.model,
+                "entities": len(result.entities),
+                "edges": len(result.edges),
+                "latency_ms": latency,
+            }
+        ),
+    )
+    return result

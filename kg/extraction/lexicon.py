@@ -1,0 +1,262 @@
+"""Word lists of the heuristic extractor: relation verbs, words that never start or end a name,
+and the head nouns that say an entity's type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VerbPattern:
+    words: tuple[str, ...]  # lower-case tokens, matched in sequence
+    relation: str
+    particle: str | None = None  # preposition that must follow, possibly after a short gap
+    reverse: bool = False  # passive voice: the object is the source
+    two_objects: str | None = None  # "replaced X with Y": the word between X and Y
+
+
+def _forms(forms: str, relation: str, particle: str | None = None) -> list[VerbPattern]:
+    return [VerbPattern((form,), relation, particle) for form in forms.split()]
+
+
+_AUX = ("is", "are", "was", "were", "be", "been", "being")
+
+# Verbs whose object follows directly ("A uses B").
+_DIRECT: list[tuple[str, str]] = [
+    ("use uses used using", "uses"),
+    ("call calls called calling", "calls"),
+    ("invoke invokes invoked", "calls"),
+    ("query queries queried", "queries"),
+    ("manage manages managed managing", "manages"),
+    ("lead leads led", "leads"),
+    ("own owns owned", "owns"),
+    ("maintain maintains maintained", "maintains"),
+    ("fix fixes fixed", "fixed"),
+    ("break breaks broke", "broke"),
+    ("require requires required", "depends_on"),
+    ("need needs needed", "depends_on"),
+    ("wrap wraps wrapped", "wraps"),
+    ("extend extends extended", "extends"),
+    ("implement implements implemented", "implements"),
+    ("import imports imported", "imports"),
+    ("contain contains contained", "contains"),
+    ("include includes included", "includes"),
+    ("consume consumes consumed", "consumes"),
+    ("produce produces produced", "produces"),
+    ("power powers powered", "powers"),
+    ("support supports supported", "supports"),
+    ("monitor monitors monitored", "monitors"),
+    ("trigger triggers triggered", "triggers"),
+    ("host hosts hosted", "hosts"),
+    ("feed feeds fed", "feeds"),
+    ("create creates created", "created"),
+    ("build builds built", "built"),
+    ("write wrote", "wrote"),
+    ("mentor mentors mentored", "mentors"),
+    ("hire hires hired", "hired"),
+    ("review reviews reviewed", "reviewed"),
+    ("deploy deploys deployed", "deploys"),
+    ("cache caches cached", "caches"),
+    ("schedule schedules scheduled", "schedules"),
+    ("replace replaces", "replaces"),
+    ("run runs", "runs"),
+    ("join joins joined", "part_of"),
+    ("store stores stored", "stores"),
+    ("send sends sent", "sends"),
+    ("notify notifies notified", "notifies"),
+    ("emit emits emitted", "emits"),
+    ("index indexes indexed", "indexes"),
+    ("process processes processed", "processes"),
+    ("render renders rendered", "renders"),
+    ("validate validates validated", "validates"),
+    ("parse parses parsed", "parses"),
+    ("generate generates generated", "generates"),
+    ("supersede supersedes superseded", "replaces"),
+    ("deprecate deprecates deprecated", "deprecates"),
+]
+
+# Verbs that need a preposition ("X depends on Y", "Kibana reads logs from Elasticsearch").
+_PARTICLE: list[tuple[str, str, str]] = [
+    ("depend depends depended depending", "on", "depends_on"),
+    ("rely relies relied relying", "on", "depends_on"),
+    ("read reads reading", "from", "reads_from"),
+    ("pull pulls pulled", "from", "reads_from"),
+    ("fetch fetches fetched", "from", "reads_from"),
+    ("load loads loaded", "from", "reads_from"),
+    ("write writes writing", "to", "writes_to"),
+    ("send sends sent", "to", "sends_to"),
+    ("push pushes pushed", "to", "writes_to"),
+    ("publish publishes published", "to", "publishes_to"),
+    ("stream streams streamed", "to", "streams_to"),
+    ("export exports exported", "to", "exports_to"),
+    ("stage stages staged", "to", "stages_to"),
+    ("subscribe subscribes subscribed", "to", "subscribes_to"),
+    ("listen listens listened", "to", "listens_to"),
+    ("connect connects connected", "to", "connects_to"),
+    ("talk talks talked", "to", "talks_to"),
+    ("report reports reported", "to", "reports_to"),
+    ("belong belongs belonged", "to", "part_of"),
+    ("relate relates related", "to", "related_to"),
+    ("migrate migrates migrated", "to", "migrated_to"),
+    ("run runs ran", "on", "runs_on"),
+    ("work works worked", "on", "works_on"),
+    ("store stores stored", "in", "stores_in"),
+    ("save saves saved", "to", "writes_to"),
+    ("integrate integrates integrated", "with", "integrates_with"),
+    ("sync syncs synced", "with", "syncs_with"),
+    ("feed feeds fed", "into", "feeds"),
+    ("inherit inherits inherited", "from", "inherits_from"),
+    ("proxy proxies proxied", "to", "proxies_to"),
+    ("forward forwards forwarded", "to", "sends_to"),
+    ("route routes routed", "to", "routes_to"),
+    ("log logs logged", "to", "writes_to"),
+    ("import imports imported", "from", "imports_from"),
+    ("authenticate authenticates authenticated", "against", "authenticates_with"),
+    ("authenticate authenticates authenticated", "with", "authenticates_with"),
+]
+
+
+def _build() -> list[VerbPattern]:
+    patterns: list[VerbPattern] = []
+    for forms, rel in _DIRECT:
+        patterns += _forms(forms, rel)
+    for forms, particle, rel in _PARTICLE:
+        patterns += _forms(forms, rel, particle)
+    for aux in _AUX:
+        for head in (("part", "of"), ("a", "part", "of"), ("a", "component", "of")):
+            patterns.append(VerbPattern((aux, *head), "part_of"))
+        patterns.append(VerbPattern((aux, "related", "to"), "related_to"))
+        patterns.append(VerbPattern((aux, "connected", "to"), "connects_to"))
+        patterns.append(VerbPattern((aux, "built", "on"), "built_on"))
+        patterns.append(VerbPattern((aux, "built", "with"), "built_with"))
+        patterns.append(VerbPattern((aux, "hosted", "on"), "runs_on"))
+        patterns.append(VerbPattern((aux, "deployed", "to"), "deploys_to"))
+        patterns.append(VerbPattern((aux, "deployed", "on"), "runs_on"))
+        patterns.append(VerbPattern((aux, "replaced", "by"), "replaced_by"))
+        patterns.append(VerbPattern((aux, "superseded", "by"), "replaced_by"))
+        for past, rel in (
+            ("used", "uses"),
+            ("called", "calls"),
+            ("managed", "manages"),
+            ("owned", "owns"),
+            ("maintained", "maintains"),
+            ("fixed", "fixed"),
+            ("broken", "broke"),
+            ("led", "leads"),
+            ("created", "created"),
+            ("built", "built"),
+            ("written", "wrote"),
+            ("consumed", "consumes"),
+            ("powered", "powers"),
+            ("triggered", "triggers"),
+            ("monitored", "monitors"),
+        ):
+            patterns.append(VerbPattern((aux, past, "by"), rel, reverse=True))
+    patterns += [
+        VerbPattern(("forms", "part", "of"), "part_of"),
+        VerbPattern(("sits", "behind"), "depends_on", reverse=True),
+        VerbPattern(("talks", "to"), "talks_to"),
+    ]
+    for form in ("replaced", "replace", "swapped", "swap"):
+        patterns.append(VerbPattern((form,), "replaced_by", two_objects="with"))
+    for form in ("swapped", "swap", "traded"):
+        patterns.append(VerbPattern((form,), "replaced_by", two_objects="for"))
+    for form in ("switched", "switch", "moved", "move", "migrated", "migrate"):
+        patterns.append(VerbPattern((form, "from"), "replaced_by", two_objects="to"))
+    # "CircleCI replaced Travis CI": the object was replaced by the subject.
+    patterns.append(VerbPattern(("replaced",), "replaced_by", reverse=True))
+    # Longest first, so "is part of" wins over a bare "is" and "replaced X with" over "replaced".
+    patterns.sort(key=lambda p: (-len(p.words), p.two_objects is None, p.particle is None))
+    return patterns
+
+
+VERB_PATTERNS = _build()
+# First word -> the patterns starting with it, longest first (the matcher runs per token).
+VERBS_BY_FIRST: dict[str, list[VerbPattern]] = {}
+for _pattern in VERB_PATTERNS:
+    VERBS_BY_FIRST.setdefault(_pattern.words[0], []).append(_pattern)
+
+ARROWS = {"->", "→", "=>", "-->"}
+
+DETERMINERS = {
+    "the", "a", "an", "our", "my", "their", "your", "his", "her", "its", "this", "that",
+    "these", "those", "each", "every", "some", "any", "all", "both", "new", "another",
+}  # fmt: skip
+
+PRONOUNS = {
+    "i", "we", "you", "he", "she", "it", "they", "me", "us", "him", "them", "myself",
+    "ourselves", "itself", "themselves", "who", "which", "what", "whom", "whose", "there",
+    "here", "everything", "nothing", "something", "anything", "everyone", "someone", "anyone",
+    "nobody", "somebody", "everybody", "one", "none", "i'm", "i've", "we're", "it's", "that's",
+    "i'll", "we'll", "they're", "you're",
+}  # fmt: skip
+
+# Function words, auxiliaries and adverbs: never part of a name.
+FUNCTION_WORDS = {
+    "and", "or", "but", "nor", "so", "yet", "if", "then", "than", "because", "while",
+    "when", "whenever", "where", "wherever", "whether", "though", "although", "unless",
+    "until", "since", "as", "for", "with", "from", "to", "of", "in", "on", "at", "by",
+    "into", "onto", "over", "under", "about", "after", "before", "through", "via", "per",
+    "without", "within", "between", "against", "during", "behind", "across", "around",
+    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do",
+    "does", "did", "will", "would", "can", "could", "should", "may", "might", "must",
+    "shall", "not", "no", "never", "also", "still", "just", "only", "even", "very",
+    "really", "too", "maybe", "perhaps", "however", "therefore", "thus", "hence", "now",
+    "today", "yesterday", "tomorrow", "tonight", "currently", "recently", "finally",
+    "eventually", "again", "already", "always", "often", "sometimes", "usually", "soon",
+    "later", "earlier", "first", "next", "last", "meanwhile", "instead", "actually",
+    "basically", "probably", "definitely", "like", "more", "most", "less", "much", "many",
+    "few", "such", "own", "same", "other", "please", "yes", "ok", "okay", "well", "kind",
+    "up", "down", "out", "off", "away", "back", "long", "anymore", "anyway", "together", "ago", "sort", "lot", "lots", "thing", "things", "way", "ways", "time", "times", "day", "days",
+    "week", "weeks", "month", "months", "year", "years", "morning", "afternoon", "evening",
+    "night", "idea", "question", "answer", "something", "hunch", "feeling", "moment",
+    "sources", "source", "note", "notes", "take", "let", "make", "get", "got", "go", "went",
+    "come", "came", "feel", "feels", "felt", "think", "thought", "know", "knew", "seem",
+    "seems", "try", "tried", "want", "wanted", "hope", "wish", "says", "said", "tell",
+    "told", "see", "saw", "look", "looks", "happen", "happens", "happened", "counts",
+    "right", "wrong", "good", "bad", "great", "hard", "easy", "sure", "able", "why", "how",
+}  # fmt: skip
+
+# Capitalised words that are not names when they stand alone.
+NOT_NAMES = {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "june", "july", "august", "september",
+    "october", "november", "december", "mr", "mrs", "ms", "dr", "tl", "dr.", "fyi", "ps",
+    "todo", "note", "update", "edit", "summary", "answer", "question", "sources", "source",
+}  # fmt: skip
+
+# Head nouns that say the type ("the Payments team", "the reporting service").
+HEAD_TYPES = {
+    "team": "team", "squad": "team", "group": "team", "department": "team", "org": "team",
+    "service": "service", "services": "service", "api": "service", "endpoint": "service",
+    "server": "service", "backend": "service", "frontend": "component", "gateway": "service",
+    "worker": "component", "workers": "component", "module": "component",
+    "modules": "component", "renderer": "component", "helper": "component",
+    "parser": "component", "job": "component", "jobs": "component", "indexer": "component",
+    "agent": "component", "notebook": "component", "sensor": "component",
+    "buffer": "component", "queue": "component", "component": "component",
+    "pipeline": "component", "cache": "component", "script": "component",
+    "plugin": "component", "store": "component", "daemon": "component",
+    "scheduler": "component", "handler": "component", "client": "component",
+    "deploy": "component", "cron": "component", "library": "technology",
+    "framework": "technology", "database": "technology", "db": "technology",
+    "language": "technology", "project": "project", "platform": "project",
+    "initiative": "project", "app": "project", "application": "project",
+    "dataset": "dataset", "data": "dataset", "corpus": "dataset", "tool": "tool",
+    "cli": "tool", "model": "technology", "engine": "component", "generator": "component",
+    "bot": "component", "service-mesh": "technology", "repo": "project",
+    "repository": "project", "dashboard": "component", "page": "component",
+    "monolith": "component", "registry": "component", "controller": "component",
+    "tests": "component", "scraper": "component", "crawler": "component", "ui": "component",
+    "site": "project", "website": "project", "portal": "project", "warehouse": "technology",
+    "lake": "technology", "bucket": "technology", "topic": "technology",
+    "topics": "technology", "table": "component", "microservice": "service",
+    "function": "component", "lambda": "component", "cluster_": "technology", "stack": "technology", "cluster": "technology",
+}  # fmt: skip
+
+# Relations whose endpoints are usually people when written as a single capitalised name.
+PERSON_SUBJECT_RELATIONS = {
+    "manages", "leads", "owns", "maintains", "fixed", "created", "wrote", "mentors",
+    "hired", "reviewed", "reports_to", "works_on",
+}  # fmt: skip
+PERSON_OBJECT_RELATIONS = {"manages", "mentors", "hired", "reports_to"}

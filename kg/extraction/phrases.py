@@ -1,0 +1,194 @@
+"""Words, sentences and noun phrases for the heuristic extractor: tokenising, and finding the
+phrase before or after a relation verb."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kg.extraction.lexicon import (
+    ARROWS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    NOT_NAMES,
+    PRONOUNS,
+    VERBS_BY_FIRST,
+    VerbPattern,
+)
+
+_TOKEN = re.compile(r"-->|->|=>|→|[\w][\w\-.'’+#/]*[\w+#]|[\w]|[&,;:.!?()\"“”]")  # noqa: RUF001
+_SOURCES_LINE = re.compile(r"^\s*(?:[*_#>\-]+\s*)?sources?\s*:.*$", re.IGNORECASE | re.MULTILINE)
+_SENTENCE_END = {".", "!", "?", ";", ":", "(", ")", '"', "“", "”"}
+_SNAKE_REL = re.compile(r"^[a-z]+(?:_[a-z]+)*_(?:to|from|on|of|with|by|in|into|for)$")
+_SNAKE_VERB = re.compile(r"^(?:uses|calls|owns|manages|feeds|triggers|contains|includes)_[a-z_]+$")
+LY_NOUNS = {"nightly", "daily", "weekly", "monthly", "hourly", "yearly", "quarterly", "family"}
+RELATIVE = {"which", "that", "who"}
+AUX_WORDS = {"is", "are", "was", "were", "be", "been", "being"}
+ADVERBS_AUX = {
+    "also", "still", "now", "currently", "only", "always", "never", "not", "no", "should",
+    "will", "would", "can", "could", "may", "might", "must", "does", "did", "do", "already",
+    "usually", "often", "sometimes", "mostly", "actually", "really", "just", "then", "later",
+    "soon", "finally", "recently", "eventually", "probably", "definitely", "apparently",
+    "even", "longer", "heavily", "directly",
+}  # fmt: skip
+_MAX_NAME_TOKENS = 5
+_GAP = 2  # words allowed between a verb and its preposition ("reads logs from")
+
+
+@dataclass
+class Tok:
+    text: str
+    start: int
+    end: int
+    first: bool  # first word of its sentence
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+
+def strip_sources(text: str) -> str:
+    """Drop the "Sources:" lines a synthesis ends with: citations are not knowledge."""
+    return _SOURCES_LINE.sub("", text)
+
+
+def tokenize(text: str) -> list[list[Tok]]:
+    """Sentences of tokens; a line break also ends a sentence."""
+    sentences: list[list[Tok]] = []
+    for line_match in re.finditer(r"[^\n]+", text):
+        line, offset = line_match.group(), line_match.start()
+        current: list[Tok] = []
+        for m in _TOKEN.finditer(line):
+            word = m.group()
+            if word in _SENTENCE_END:
+                if current:
+                    sentences.append(current)
+                current = []
+                continue
+            # A sentence-final period sticks to the last word ("Fly.io." -> "Fly.io").
+            end = m.end()
+            while word.endswith(".") and len(word) > 1:
+                word, end = word[:-1], end - 1
+            current.append(Tok(word, offset + m.start(), offset + end, not current))
+        if current:
+            sentences.append(current)
+    return sentences
+
+
+def is_technical(word: str) -> bool:
+    """Spelt like a name whatever its position: CamelCase, digits, underscores, dots."""
+    if any(c.isdigit() for c in word) and any(c.isalpha() for c in word):
+        return True
+    if "_" in word.strip("_") or re.search(r"\w\.\w", word):
+        return True
+    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}", word)) and word.lower() not in NOT_NAMES
+
+
+def name_word(tok: Tok) -> bool:
+    low = tok.low
+    if low in FUNCTION_WORDS or low in PRONOUNS or low in ARROWS:
+        return False
+    if not any(c.isalnum() for c in tok.text):
+        return tok.text == "&"
+    if low.endswith("ly") and tok.text.islower() and len(low) > 4 and low not in LY_NOUNS:
+        return False  # adverbs
+    return not low.endswith(("n't", "’t"))  # noqa: RUF001
+
+
+def determiner(tok: Tok) -> bool:
+    return tok.low in DETERMINERS and (tok.text.islower() or tok.first)
+
+
+class Sentence:
+    def __init__(self, toks: list[Tok], text: str) -> None:
+        self.toks = toks
+        self.text = text
+
+    def span(self, i: int, j: int) -> str:
+        return self.text[self.toks[i].start : self.toks[j - 1].end]
+
+    def verb_at(self, i: int) -> tuple[VerbPattern, int, int | None] | None:
+        """The relation verb starting at ``i``: (pattern, index after it, particle index)."""
+        toks = self.toks
+        low = toks[i].low
+        if low in ARROWS:
+            return VerbPattern((low,), "depends_on"), i + 1, None
+        if _SNAKE_REL.match(toks[i].text) or _SNAKE_VERB.match(toks[i].text):
+            return VerbPattern((low,), low), i + 1, None
+        if i > 0 and determiner(toks[i - 1]) and low not in AUX_WORDS:
+            return None  # "the cache depends on", "a build": a noun after a determiner
+        for pattern in VERBS_BY_FIRST.get(low, ()):
+            n = len(pattern.words)
+            if tuple(t.low for t in toks[i : i + n]) != pattern.words:
+                continue
+            end = i + n
+            if pattern.two_objects and all(
+                t.low != pattern.two_objects for t in toks[end + 1 : end + 2 + _MAX_NAME_TOKENS]
+            ):
+                continue  # "Postgres replaced MySQL": no "with", so the plain pattern applies
+            if pattern.particle is None:
+                return pattern, end, None
+            for k in range(end, min(end + _GAP + 1, len(toks))):
+                if toks[k].low == pattern.particle:
+                    return pattern, end, k
+                if not name_word(toks[k]) and not determiner(toks[k]):
+                    break
+        return None
+
+    def verb_within(self, i: int) -> bool:
+        """Whether the verb-looking word at ``i`` acts as a verb here. A bare verb ("uses",
+        "cache", "deploy") needs an object after it: "the staging deploy." ends with a noun, "the
+        build cache for speed" is followed by a preposition and "the build cache depends on"
+        by another verb, so "deploy" and "cache" are nouns there."""
+        found = self.verb_at(i)
+        if found is None or found[1] >= len(self.toks):
+            return False
+        pattern, after, particle = found
+        if particle is not None or pattern.two_objects or len(pattern.words) > 1:
+            return True
+        if pattern.words[0] in ARROWS or "_" in pattern.words[0]:
+            return True
+        nxt = self.toks[after]
+        if not (determiner(nxt) or nxt.low in PRONOUNS or name_word(nxt)):
+            return False
+        return nxt.low not in VERBS_BY_FIRST
+
+    def phrase_before(self, i: int) -> tuple[int, int] | None:
+        """The noun phrase ending just before ``i`` (a subject)."""
+        j = i
+        while j > 0 and name_word(self.toks[j - 1]) and i - j < _MAX_NAME_TOKENS:
+            if self.verb_within(j - 1) or determiner(self.toks[j - 1]):
+                break
+            j -= 1
+        return self._trim(j, i)
+
+    def phrase_after(self, i: int) -> tuple[int, int] | None:
+        """The noun phrase starting at ``i`` after any determiners (an object)."""
+        while i < len(self.toks) and determiner(self.toks[i]):
+            i += 1
+        j = i
+        while j < len(self.toks) and name_word(self.toks[j]) and j - i < _MAX_NAME_TOKENS:
+            if self.verb_within(j) or determiner(self.toks[j]):
+                break
+            j += 1
+        return self._trim(i, j)
+
+    def _trim(self, i: int, j: int) -> tuple[int, int] | None:
+        while i < j and (self.toks[i].text == "&" or determiner(self.toks[i])):
+            i += 1
+        while j > i and self.toks[j - 1].text == "&":
+            j -= 1
+        return (i, j) if i < j else None
+
+
+def pronoun_at(sent: Sentence, i: int) -> str | None:
+    if i < len(sent.toks) and sent.toks[i].low in ("it", "them"):
+        return sent.toks[i].low
+    return None
+
+
+def between_subject_and_verb(tok: Tok) -> bool:
+    low = tok.low
+    if low in ADVERBS_AUX or low.endswith(("n't", "n’t")):  # noqa: RUF001
+        return True
+    return tok.text.islower() and low.endswith("ly") and len(low) > 4 and low not in LY_NOUNS

@@ -1,0 +1,85 @@
+"""Extract entities and relations from stored thoughts and stage them for moderation."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter, defaultdict
+from datetime import datetime, time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from tqdm import tqdm
+
+from kg import services
+from legacymind.errors import ServiceError
+from thoughts.models import Thought
+
+
+def _since(value: str) -> datetime:
+    parsed = parse_datetime(value)
+    if parsed is None:
+        day = parse_date(value)
+        if day is None:
+            raise CommandError(f"--since {value!r} is not a date (YYYY-MM-DD) or datetime")
+        parsed = datetime.combine(day, time.min)
+    return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
+
+
+class Command(BaseCommand):
+    help = "Run the extractor chain (CLI -> Grok -> heuristic) over thoughts and stage candidates."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--thought", action="append", default=[], help="thought id (repeat)")
+        parser.add_argument("--since", help="only thoughts created at or after this date")
+        parser.add_argument("--origin", help="only thoughts with this origin")
+        parser.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+        parser.add_argument("--dry-run", action="store_true", help="extract but write nothing")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["limit"] < 1:
+            raise CommandError("--limit must be at least 1")
+        qs = Thought.objects.order_by("created_at").only("id")
+        if opts["thought"]:
+            try:
+                wanted = {uuid.UUID(value) for value in opts["thought"]}
+            except ValueError as exc:
+                raise CommandError(f"--thought must be thought ids (UUIDs): {exc}") from exc
+            qs = qs.filter(id__in=wanted)
+        if opts["since"]:
+            qs = qs.filter(created_at__gte=_since(opts["since"]))
+        if opts["origin"]:
+            qs = qs.filter(origin=opts["origin"])
+        ids = list(qs.values_list("id", flat=True)[: opts["limit"]])
+        if opts["thought"] and len(ids) < len(wanted):
+            raise CommandError("some --thought ids do not exist")
+        totals: dict[str, Counter[str]] = defaultdict(Counter)
+        failures = 0
+        for thought_id in tqdm(ids, desc="kg_extract", unit="thought", file=self.stderr._out):
+            try:
+                result, staged = services.thought_extract(
+                    thought_id=thought_id, dry_run=opts["dry_run"]
+                )
+            except ServiceError as exc:
+                failures += 1
+                self.stderr.write(f"{thought_id}: {exc.detail}")
+                continue
+            row = totals[result.provider]
+            row.update(
+                thoughts=1,
+                entities=len(result.entities),
+                edges=len(result.edges),
+                staged_entities=staged.entities,
+                staged_edges=staged.edges,
+            )
+        mode = " (dry run: nothing written)" if opts["dry_run"] else ""
+        self.stdout.write(f"Extracted {len(ids) - failures} of {len(ids)} thought(s){mode}.")
+        for provider, row in sorted(totals.items()):
+            self.stdout.write(
+                f"  {provider}: {row['thoughts']} thought(s), {row['entities']} entities, "
+                f"{row['edges']} edges, staged {row['staged_entities']} entities and "
+                f"{row['staged_edges']} edges"
+            )
+        if failures:
+            raise CommandError(f"{failures} thought(s) failed")

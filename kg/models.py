@@ -1,0 +1,219 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models.functions import Lower
+
+from legacymind.vectors import EmbeddedModel, hnsw_indexes
+
+
+class Memory(EmbeddedModel):
+    """What entities and observations share: they are the memories injected into thoughts."""
+
+    significance = models.FloatField(default=0.5)
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Entity(Memory):
+    name = models.CharField(max_length=255)
+    entity_type = models.CharField(max_length=64, default="concept")
+    description = models.TextField(blank=True, default="")
+    data = models.JSONField(default=dict, blank=True)
+    aliases = ArrayField(models.CharField(max_length=255), default=list, blank=True)
+    source_thought = models.ForeignKey(
+        "thoughts.Thought",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="kg_entities",
+    )
+
+    class Meta:
+        verbose_name_plural = "entities"
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("name"), Lower("entity_type"), name="kg_entity_name_type_ci_uniq"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["name", "entity_type"], name="kg_entity_name_type_idx"),
+            *hnsw_indexes("kg_entity"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.entity_type})"
+
+    def embedding_text(self) -> str:
+        return f"{self.name} ({self.entity_type})"
+
+
+class Observation(Memory):
+    name = models.CharField(max_length=255)
+    description = models.TextField(blank=True, default="")
+    data = models.JSONField(default=dict, blank=True)
+    entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="observations"
+    )
+    source_thought = models.ForeignKey(
+        "thoughts.Thought",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="kg_observations",
+    )
+    confidence = models.FloatField(default=1.0)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name", "source_thought"],
+                name="kg_observation_name_thought_uniq",
+                nulls_distinct=False,
+            )
+        ]
+        indexes = hnsw_indexes("kg_obs")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def embedding_text(self) -> str:
+        return f"{self.name} - {self.description}" if self.description else self.name
+
+
+class Edge(models.Model):
+    source = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_out")
+    target = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_in")
+    rel_type = models.CharField(max_length=64)
+    data = models.JSONField(default=dict, blank=True)
+    confidence = models.FloatField(default=1.0)
+    source_thought = models.ForeignKey(
+        "thoughts.Thought",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="kg_edges",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "target", "rel_type"], name="kg_edge_triple_uniq"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source.name} -[{self.rel_type}]-> {self.target.name}"
+
+
+class CandidateStatus(models.TextChoices):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    ALIASED = "aliased"
+    AUTO_APPROVED = "auto_approved"
+
+
+class Candidate(models.Model):
+    """A staged extraction result waiting for a moderator, with where it came from."""
+
+    status = models.CharField(
+        max_length=16, choices=CandidateStatus.choices, default=CandidateStatus.PENDING
+    )
+    confidence = models.FloatField(default=0.5)
+    origin = models.CharField(max_length=32, default="extraction")
+    staged_by_thought = models.ForeignKey(
+        "thoughts.Thought", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    provider = models.CharField(max_length=32, blank=True, default="")
+    model = models.CharField(max_length=128, blank=True, default="")
+    prompt_hash = models.CharField(max_length=64, blank=True, default="")
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_note = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class EntityCandidate(Candidate):
+    name = models.CharField(max_length=255)
+    entity_type = models.CharField(max_length=64, default="concept")
+    description = models.TextField(blank=True, default="")
+    aliases = ArrayField(models.CharField(max_length=255), default=list, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    promoted = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="candidates"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        permissions = [("moderate", "Can moderate knowledge-graph candidates")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="kg_ecand_status_idx"),
+            models.Index(fields=["confidence"], name="kg_ecand_conf_idx"),
+            models.Index(fields=["name", "entity_type", "status"], name="kg_ecand_ident_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.entity_type}) [{self.status}]"
+
+
+class EdgeCandidate(Candidate):
+    source_name = models.CharField(max_length=255)
+    target_name = models.CharField(max_length=255)
+    rel_type = models.CharField(max_length=64)
+    data = models.JSONField(default=dict, blank=True)
+    promoted = models.ForeignKey(
+        Edge, null=True, blank=True, on_delete=models.SET_NULL, related_name="candidates"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="kg_gcand_status_idx"),
+            models.Index(fields=["confidence"], name="kg_gcand_conf_idx"),
+            models.Index(
+                fields=["source_name", "target_name", "rel_type", "status"],
+                name="kg_gcand_ident_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_name} -[{self.rel_type}]-> {self.target_name} [{self.status}]"
+
+
+class Blocklist(models.Model):
+    """Normalised identities moderators rejected: never proposed again."""
+
+    class Kind(models.TextChoices):
+        ENTITY = "entity"
+        EDGE = "edge"
+
+    item = models.CharField(max_length=600)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.ENTITY)
+    reason = models.TextField(blank=True, default="")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "blocklist"
+        constraints = [models.UniqueConstraint(fields=["kind", "item"], name="kg_blocklist_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.item}"

@@ -1,0 +1,153 @@
+"""Reads of the knowledge graph: the moderation queue, review suggestions, neighbours, search."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
+
+from kg.identity import norm
+from kg.models import CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate, Observation
+from legacymind.errors import ServiceError
+from legacymind.providers.embeddings import EmbeddingError, get_provider
+from legacymind.vectors import nearest
+
+TARGETS = ("entity", "relationship", "mixed")
+
+
+def _pending_first(qs: QuerySet[Any]) -> QuerySet[Any]:
+    return qs.annotate(
+        pending_rank=Case(
+            When(status=CandidateStatus.PENDING, then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        )
+    ).order_by("pending_rank", "-created_at", "-id")
+
+
+def candidate_querysets(
+    *, status: str | None = "pending", min_conf: float | None = None, search: str = ""
+) -> tuple[QuerySet[EntityCandidate], QuerySet[EdgeCandidate]]:
+    entities = EntityCandidate.objects.select_related("staged_by_thought", "reviewed_by")
+    edges = EdgeCandidate.objects.select_related("staged_by_thought", "reviewed_by")
+    if status:
+        entities, edges = entities.filter(status=status), edges.filter(status=status)
+    if min_conf is not None:
+        entities = entities.filter(confidence__gte=min_conf)
+        edges = edges.filter(confidence__gte=min_conf)
+    if search:
+        entities = entities.filter(name__icontains=search)
+        edges = edges.filter(Q(source_name__icontains=search) | Q(target_name__icontains=search))
+    return _pending_first(entities), _pending_first(edges)
+
+
+@dataclass(frozen=True)
+class CandidatePage:
+    count: int
+    rows: list[EntityCandidate | EdgeCandidate]
+
+
+def candidates_list(
+    *,
+    target: str = "mixed",
+    status: str | None = "pending",
+    min_conf: float | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> CandidatePage:
+    """The moderation queue like ``memories_moderate`` review: newest first, both kinds merged
+    for ``mixed``."""
+    if target not in TARGETS:
+        raise ServiceError(f"target must be one of {', '.join(TARGETS)}", fields={"target": target})
+    entities, edges = candidate_querysets(status=status, min_conf=min_conf)
+    if target == "entity":
+        return CandidatePage(entities.count(), list(entities[offset : offset + limit]))
+    if target == "relationship":
+        return CandidatePage(edges.count(), list(edges[offset : offset + limit]))
+    window = offset + limit
+    merged: list[EntityCandidate | EdgeCandidate] = [
+        *entities[:window],
+        *edges[:window],
+    ]
+    merged.sort(key=lambda c: (c.status != CandidateStatus.PENDING, -c.created_at.timestamp()))
+    return CandidatePage(entities.count() + edges.count(), merged[offset:window])
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    entity: Entity
+    score: float
+    reason: str  # "name" | "embedding"
+
+
+def suggestions_for(
+    candidates: list[EntityCandidate], *, k: int | None = None
+) -> dict[int, list[Suggestion]]:
+    """Up to ``k`` likely canonical entities per candidate: by fuzzy name match and by
+    embedding similarity of "name (type)", whichever scores higher."""
+    k = settings.KG_SUGGESTIONS if k is None else k
+    floor = settings.KG_SUGGESTION_MIN_SCORE
+    out: dict[int, list[Suggestion]] = {}
+    vectors: Any = None
+    if candidates:
+        try:
+            provider = get_provider()
+            vectors = provider.embed([f"{c.name} ({c.entity_type})" for c in candidates])
+        except EmbeddingError:
+            vectors = None  # suggestions by name still help a moderator
+    for i, cand in enumerate(candidates):
+        best: dict[int, Suggestion] = {}
+        tokens = [t for t in re.findall(r"\w+", cand.name.lower()) if len(t) >= 3] or [
+            cand.name.lower()
+        ]
+        query = Q()
+        for token in tokens:
+            query |= Q(name__icontains=token)
+        for entity in Entity.objects.filter(query)[:50]:
+            score = difflib.SequenceMatcher(None, norm(cand.name), norm(entity.name)).ratio()
+            best[entity.pk] = Suggestion(entity, round(score, 3), "name")
+        if vectors is not None and k:
+            for entity in nearest(Entity.objects.all(), vectors[i].tolist(), k):
+                score = float(entity.similarity)  # type: ignore[attr-defined]
+                if entity.pk not in best or best[entity.pk].score < score:
+                    best[entity.pk] = Suggestion(entity, round(score, 3), "embedding")
+        ranked = sorted(best.values(), key=lambda s: -s.score)
+        out[cand.pk] = [s for s in ranked if s.score >= floor][:k]
+    return out
+
+
+def entity_neighbors(*, entity: Entity, depth: int = 1) -> tuple[list[Entity], list[Edge]]:
+    """Entities within ``depth`` hops (either direction) and the edges between them."""
+    seen = {entity.pk}
+    frontier = {entity.pk}
+    edges: dict[int, Edge] = {}
+    for _ in range(depth):
+        hop = Edge.objects.filter(Q(source_id__in=frontier) | Q(target_id__in=frontier))
+        hop = hop.select_related("source", "target")
+        nxt: set[int] = set()
+        for edge in hop:
+            edges[edge.pk] = edge
+            nxt |= {edge.source_id, edge.target_id}
+        frontier = nxt - seen
+        seen |= nxt
+        if not frontier:
+            break
+    nodes = list(Entity.objects.filter(id__in=seen - {entity.pk}).order_by("name"))
+    return nodes, list(edges.values())
+
+
+def kg_search(*, query: str, target: str = "mixed", top_k: int = 10) -> list[tuple[str, Any]]:
+    """Entities and observations nearest to ``query``: (kind, row with ``similarity``)."""
+    provider = get_provider()
+    vector = provider.embed([query])[0].tolist()
+    rows: list[tuple[str, Any]] = []
+    if target in ("entity", "mixed"):
+        rows += [("entity", e) for e in nearest(Entity.objects.all(), vector, top_k)]
+    if target in ("observation", "mixed"):
+        rows += [("observation", o) for o in nearest(Observation.objects.all(), vector, top_k)]
+    rows.sort(key=lambda r: -float(r[1].similarity))
+    return rows[:top_k]

@@ -1,0 +1,50 @@
+"""Extraction as a use case: run the chain on a text or a thought and stage what it found."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from kg.extraction import Extraction, extract
+from kg.services.staging import StageCounts, stage_extraction
+from legacymind.errors import NotFound
+
+
+def text_extract(
+    *, text: str, dry_run: bool, origin: str = "api", thought_id: Any = None
+) -> tuple[Extraction, StageCounts]:
+    """Extract from ``text``; unless ``dry_run``, stage the results as pending candidates."""
+    result = extract(text, thought_id=thought_id)
+    if dry_run:
+        return result, StageCounts()
+    return result, stage_extraction(extraction=result, origin=origin, thought_id=thought_id)
+
+
+def thought_extract(
+    *, thought_id: Any, origin: str | None = None, dry_run: bool = False
+) -> tuple[Extraction, StageCounts]:
+    """Extract from a stored thought; candidates record it as ``staged_by_thought``."""
+    from thoughts.models import Thought
+
+    thought = Thought.objects.filter(id=thought_id).only("id", "content", "origin").first()
+    if thought is None:
+        raise NotFound(f"thought {thought_id} does not exist")
+    return text_extract(
+        text=thought.content,
+        dry_run=dry_run,
+        origin=origin or thought.origin or "thought",
+        thought_id=thought.id,
+    )
+
+
+def thought_extract_on_commit(*, thought_id: Any, origin: str | None = None) -> bool:
+    """Queue the extraction of a thought once the current transaction commits (the thoughts and
+    inner-voice pipelines call this). False when ``KG_AUTO_EXTRACT`` is off."""
+    if not settings.KG_AUTO_EXTRACT:
+        return False
+    from kg.tasks import thought_extract_task
+
+    transaction.on_commit(lambda: thought_extract_task.delay(str(thought_id), origin))
+    return True

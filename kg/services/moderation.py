@@ -1,0 +1,248 @@
+"""Moderators' decisions on staged candidates: approve, reject (blocklist) and alias."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from kg.identity import clean, edge_key, norm
+from kg.models import (
+    Blocklist,
+    CandidateStatus,
+    Edge,
+    EdgeCandidate,
+    Entity,
+    EntityCandidate,
+)
+from kg.services.memories import entity_embed_on_commit
+from legacymind.errors import ServiceError
+
+DECISIONS = ("approve", "reject", "alias")
+KINDS = ("entity", "edge")
+_STATUS = {
+    "approve": CandidateStatus.APPROVED,
+    "reject": CandidateStatus.REJECTED,
+    "alias": CandidateStatus.ALIASED,
+}
+
+
+class DecisionError(ServiceError):
+    error_code = "decision_failed"
+
+
+@dataclass(frozen=True)
+class DecisionItem:
+    id: int
+    kind: str  # "entity" | "edge"
+    decision: str  # "approve" | "reject" | "alias"
+    note: str = ""
+    canonical_id: int | None = None
+
+
+@dataclass(frozen=True)
+class DecisionOutcome:
+    id: int
+    kind: str
+    decision: str
+    ok: bool
+    status: str
+    promoted_id: int | None
+    detail: str
+
+
+def entity_find(*, name: str) -> Entity | None:
+    """The entity a name refers to: by name, else by alias (case-insensitive)."""
+    by_name = Entity.objects.filter(name__iexact=clean(name)).order_by("id").first()
+    if by_name is not None:
+        return by_name
+    return (
+        Entity.objects.extra(
+            where=["EXISTS (SELECT 1 FROM unnest(aliases) a WHERE lower(a) = lower(%s))"],
+            params=[clean(name)],
+        )
+        .order_by("id")
+        .first()
+    )
+
+
+def _reviewed(cand: EntityCandidate | EdgeCandidate, item: DecisionItem, reviewer: Any) -> None:
+    cand.status = _STATUS[item.decision]
+    cand.reviewed_by = reviewer if getattr(reviewer, "pk", None) else None
+    cand.reviewed_at = timezone.now()
+    cand.review_note = item.note
+    cand.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note", "promoted"])
+
+
+def _block(kind: str, key: str, item: DecisionItem, reviewer: Any) -> None:
+    Blocklist.objects.get_or_create(
+        kind=kind,
+        item=key[:600],
+        defaults={
+            "reason": item.note,
+            "created_by": reviewer if getattr(reviewer, "pk", None) else None,
+        },
+    )
+
+
+def _decide_entity(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
+    cand = EntityCandidate.objects.select_for_update().filter(id=item.id).first()
+    if cand is None:
+        raise DecisionError(f"entity candidate {item.id} does not exist")
+    if cand.status != CandidateStatus.PENDING:
+        if cand.status == _STATUS[item.decision]:
+            return f"already {cand.status}", cand.promoted_id
+        raise DecisionError(f"entity candidate {item.id} is already {cand.status}")
+    if item.decision == "approve":
+        entity = (
+            Entity.objects.select_for_update()
+            .filter(name__iexact=cand.name, entity_type__iexact=cand.entity_type)
+            .first()
+        )
+        created = entity is None
+        if entity is None:
+            try:
+                with transaction.atomic():
+                    entity = Entity.objects.create(
+                        name=clean(cand.name),
+                        entity_type=cand.entity_type.lower(),
+                        description=cand.description,
+                        data=cand.data,
+                        aliases=list(cand.aliases),
+                        source_thought_id=cand.staged_by_thought_id,
+                    )
+            except IntegrityError:
+                # Another moderator promoted the same name and type a moment ago.
+                created = False
+                entity = Entity.objects.get(
+                    name__iexact=clean(cand.name), entity_type__iexact=cand.entity_type
+                )
+        if created:
+            entity_embed_on_commit(entity_id=entity.pk)
+        else:
+            _add_aliases(entity, cand.aliases)
+        cand.promoted = entity
+        _reviewed(cand, item, reviewer)
+        verb = "created" if created else "reused"
+        return f"{verb} entity {entity.pk} {entity.name!r} ({entity.entity_type})", entity.pk
+    if item.decision == "reject":
+        _block(Blocklist.Kind.ENTITY, norm(cand.name), item, reviewer)
+        _reviewed(cand, item, reviewer)
+        return f"rejected; {cand.name!r} is blocklisted", None
+    if item.canonical_id is None:
+        raise DecisionError(f"entity candidate {item.id}: alias needs canonical_id")
+    canonical = Entity.objects.select_for_update().filter(id=item.canonical_id).first()
+    if canonical is None:
+        raise DecisionError(f"canonical entity {item.canonical_id} does not exist")
+    _add_aliases(canonical, [cand.name, *cand.aliases])
+    cand.promoted = canonical
+    _reviewed(cand, item, reviewer)
+    return f"{cand.name!r} is now an alias of {canonical.name!r}", canonical.pk
+
+
+def _add_aliases(entity: Entity, names: Any) -> None:
+    known = {norm(entity.name), *(norm(a) for a in entity.aliases)}
+    added = [clean(n) for n in names if clean(n) and norm(n) not in known]
+    if added:
+        entity.aliases = [*entity.aliases, *dict.fromkeys(added)]
+        entity.save(update_fields=["aliases", "updated_at"])
+
+
+def _decide_edge(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
+    cand = EdgeCandidate.objects.select_for_update().filter(id=item.id).first()
+    if cand is None:
+        raise DecisionError(f"edge candidate {item.id} does not exist")
+    if cand.status != CandidateStatus.PENDING:
+        if cand.status == _STATUS[item.decision]:
+            return f"already {cand.status}", cand.promoted_id
+        raise DecisionError(f"edge candidate {item.id} is already {cand.status}")
+    if item.decision == "alias":
+        raise DecisionError(f"edge candidate {item.id}: only entity candidates can be aliased")
+    if item.decision == "reject":
+        _block(
+            Blocklist.Kind.EDGE, edge_key(cand.source_name, cand.target_name, cand.rel_type),
+            item, reviewer,
+        )  # fmt: skip
+        _reviewed(cand, item, reviewer)
+        return "rejected; the relation is blocklisted", None
+    ends = {}
+    for role, name in (("source", cand.source_name), ("target", cand.target_name)):
+        entity = entity_find(name=name)
+        if entity is None:
+            raise DecisionError(
+                f"edge candidate {item.id}: {role} entity {name!r} does not exist; "
+                "approve or create it first",
+                fields={role: name},
+            )
+        ends[role] = entity
+    edge, created = Edge.objects.get_or_create(
+        source=ends["source"],
+        target=ends["target"],
+        rel_type=cand.rel_type,
+        defaults={"confidence": cand.confidence, "source_thought_id": cand.staged_by_thought_id},
+    )
+    cand.promoted = edge
+    _reviewed(cand, item, reviewer)
+    verb = "created" if created else "reused"
+    return (
+        f"{verb} edge {edge.pk} {ends['source'].name} -[{edge.rel_type}]-> {ends['target'].name}",
+        edge.pk,
+    )
+
+
+def candidates_decide(
+    *,
+    items: list[DecisionItem],
+    reviewer: AbstractBaseUser | AnonymousUser | None,
+    dry_run: bool = False,
+) -> list[DecisionOutcome]:
+    """Apply each decision in its own savepoint inside one transaction: a failing item is
+    reported and leaves no trace, the others apply. Entity items run before edge items so an
+    edge can resolve to an entity approved in the same call. ``dry_run`` rolls everything back
+    and reports what would have happened."""
+    for item in items:
+        if item.kind not in KINDS or item.decision not in DECISIONS:
+            raise DecisionError(
+                f"item {item.id}: unknown kind {item.kind!r} or decision {item.decision!r}"
+            )
+    ordered = sorted(range(len(items)), key=lambda i: items[i].kind != "entity")
+    outcomes: dict[int, DecisionOutcome] = {}
+    with transaction.atomic():
+        for index in ordered:
+            item = items[index]
+            decide = _decide_entity if item.kind == "entity" else _decide_edge
+            try:
+                with transaction.atomic():
+                    detail, promoted = decide(item, reviewer)
+                status, ok = _STATUS[item.decision].value, True
+            except DecisionError as exc:
+                detail, promoted, status, ok = exc.detail, None, "pending", False
+            if dry_run and ok:
+                detail = "dry run: " + detail
+            outcomes[index] = DecisionOutcome(
+                item.id, item.kind, item.decision, ok, status, promoted, detail
+            )
+        if dry_run:
+            transaction.set_rollback(True)
+    return [outcomes[i] for i in range(len(items))]
+
+
+def candidate_decide(
+    *,
+    kind: str,
+    candidate_id: int,
+    decision: str,
+    reviewer: AbstractBaseUser | AnonymousUser | None,
+    note: str = "",
+    canonical_id: int | None = None,
+) -> DecisionOutcome:
+    """One decision; raises :class:`DecisionError` when it cannot apply."""
+    (outcome,) = candidates_decide(
+        items=[DecisionItem(candidate_id, kind, decision, note, canonical_id)], reviewer=reviewer
+    )
+    if not outcome.ok:
+        raise DecisionError(outcome.detail)
+    return outcome

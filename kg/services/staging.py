@@ -1,0 +1,111 @@
+"""Staging extraction results as pending candidates for moderators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models.functions import Lower
+
+from kg.extraction import Extraction
+from kg.identity import clean, edge_key, norm
+from kg.models import Blocklist, CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate
+
+# A candidate with one of these statuses already speaks for its identity.
+LIVE = (CandidateStatus.PENDING, CandidateStatus.APPROVED, CandidateStatus.AUTO_APPROVED)
+
+
+@dataclass(frozen=True)
+class StageCounts:
+    entities: int = 0
+    edges: int = 0
+
+
+def _blocked(kind: str, items: set[str]) -> set[str]:
+    if not items:
+        return set()
+    return set(Blocklist.objects.filter(kind=kind, item__in=items).values_list("item", flat=True))
+
+
+def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = None) -> StageCounts:
+    """Write pending candidates for what ``extraction`` found, skipping identities already
+    pending, approved or in the graph, and anything a moderator rejected before."""
+    entities = [e for e in extraction.entities if clean(e.name)]
+    edges = [e for e in extraction.edges if clean(e.source) and clean(e.target)]
+    names = {norm(e.name) for e in entities} | {
+        norm(x) for e in edges for x in (e.source, e.target)
+    }
+    blocked_names = _blocked(Blocklist.Kind.ENTITY, names)
+    blocked_edges = _blocked(
+        Blocklist.Kind.EDGE, {edge_key(e.source, e.target, e.rel_type) for e in edges}
+    )
+    lowered = {clean(e.name).lower() for e in entities}
+    known_entities = set(
+        EntityCandidate.objects.annotate(n=Lower("name"), t=Lower("entity_type"))
+        .filter(n__in=lowered, status__in=LIVE)
+        .values_list("n", "t")
+    ) | set(
+        Entity.objects.annotate(n=Lower("name"), t=Lower("entity_type"))
+        .filter(n__in=lowered)
+        .values_list("n", "t")
+    )
+    ends = {clean(x).lower() for e in edges for x in (e.source, e.target)}
+    known_edges = set(
+        EdgeCandidate.objects.annotate(s=Lower("source_name"), t=Lower("target_name"))
+        .filter(s__in=ends, t__in=ends, status__in=LIVE)
+        .values_list("s", "t", "rel_type")
+    ) | set(
+        Edge.objects.annotate(s=Lower("source__name"), t=Lower("target__name"))
+        .filter(s__in=ends, t__in=ends)
+        .values_list("s", "t", "rel_type")
+    )
+    common = {
+        "origin": origin[:32],
+        "staged_by_thought_id": thought_id,
+        "provider": extraction.provider[:32],
+        "model": extraction.model[:128],
+        "prompt_hash": extraction.prompt_hash,
+    }
+    new_entities: list[EntityCandidate] = []
+    for ent in entities:
+        name, etype = clean(ent.name)[:255], (ent.entity_type or "concept").strip().lower()[:64]
+        key = (name.lower(), etype)
+        if norm(name) in blocked_names or key in known_entities:
+            continue
+        known_entities.add(key)
+        new_entities.append(
+            EntityCandidate(
+                name=name,
+                entity_type=etype,
+                confidence=ent.confidence,
+                aliases=list(ent.aliases),
+                **common,
+            )
+        )
+    new_edges: list[EdgeCandidate] = []
+    for edge in edges:
+        src, dst = clean(edge.source)[:255], clean(edge.target)[:255]
+        rel = edge.rel_type.strip().lower()[:64]
+        triple = (src.lower(), dst.lower(), rel)
+        if (
+            triple in known_edges
+            or edge_key(src, dst, rel) in blocked_edges
+            or norm(src) in blocked_names
+            or norm(dst) in blocked_names
+        ):
+            continue
+        known_edges.add(triple)
+        new_edges.append(
+            EdgeCandidate(
+                source_name=src,
+                target_name=dst,
+                rel_type=rel,
+                confidence=edge.confidence,
+                **common,
+            )
+        )
+    with transaction.atomic():
+        EntityCandidate.objects.bulk_create(new_entities)
+        EdgeCandidate.objects.bulk_create(new_edges)
+    return StageCounts(len(new_entities), len(new_edges))

@@ -1,0 +1,45 @@
+"""Settings of the `agent` app, read from the environment (listed in .env.example).
+
+Defaults are spec 004's (§6) and specs/README.md's v2/v3 defaults.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ImproperlyConfigured
+
+from legacymind.conf.env import env, env_bool, env_choice, env_float, env_int
+
+# v3 FACD loop
+TAU_HIGH = env_float("TAU_HIGH", 0.80, low=0.0, high=1.0)
+DELTA_GAP = env_float("DELTA_GAP", 0.25, low=0.0, high=1.0)
+EPSILON_EVI = env_float("EPSILON_EVI", 0.05, low=0.0, high=10.0)
+LAMBDA_COST = env_float("LAMBDA_COST", 1.0, low=0.0, high=10.0)
+MAX_USER_QUERIES = env_int("MAX_USER_QUERIES", 3, low=0, high=50)
+MAX_STEPS = env_int("MAX_STEPS", 8, low=1, high=100)
+MAX_HYPOTHESES = env_int("MAX_HYPOTHESES", 6, low=2, high=6)
+MERGE_RADIUS = env_float("MERGE_RADIUS", 0.92, low=0.0, high=1.0)
+AGENT_COST_ASKUSER = env_float("AGENT_COST_ASKUSER", 1.0, low=0.0, high=100.0)
+AGENT_COST_INTERNAL = env_float("AGENT_COST_INTERNAL", 0.1, low=0.0, high=100.0)
+# Log-odds clipping (|logit| <= clip) and the largest change one piece of evidence may make.
+AGENT_LOGIT_CLIP = env_float("AGENT_LOGIT_CLIP", 5.0, low=0.5, high=50.0)
+AGENT_MAX_STEP_LOGIT = env_float("AGENT_MAX_STEP_LOGIT", 2.5, low=0.1, high=50.0)
+# Turns per minute per client (user id or address) before 429; 0 turns the guard off.
+AGENT_RATE_PER_MINUTE = env_int("AGENT_RATE_PER_MINUTE", 120, low=0, high=1_000_000)
+AGENT_IDEMPOTENCY_TTL = env_int("AGENT_IDEMPOTENCY_TTL", 120, low=1, high=86400)
+# "eig" (the FACD policy) or "random" (a random AskUser each turn: the evaluation baseline).
+AGENT_POLICY = env_choice("AGENT_POLICY", "eig", ("eig", "random"))
+AGENT_ENABLE_CLUSTER_SPECTRAL = env_bool("AGENT_ENABLE_CLUSTER_SPECTRAL", False)
+
+# v2 excavations
+EXCAVATION_TAU_HIGH = env_float("EXCAVATION_TAU_HIGH", 0.80, low=0.0, high=1.0)
+EXCAVATION_DELTA_GAP = env_float("EXCAVATION_DELTA_GAP", 0.25, low=0.0, high=1.0)
+EXCAVATION_N_CONFIRMATIONS = env_int("EXCAVATION_N_CONFIRMATIONS", 2, low=1, high=20)
+EXCAVATION_K_BUDGET = env_int("EXCAVATION_K_BUDGET", 4, low=1, high=50)
+
+# HMAC key of the round-tripped state. Required in production: a guessable key lets clients
+# forge beliefs, budgets and evidence.
+AGENT_STATE_SECRET = env.str("AGENT_STATE_SECRET", default="")
+if not AGENT_STATE_SECRET:
+    if not env.bool("DJANGO_DEBUG", default=False):
+        raise ImproperlyConfigured("AGENT_STATE_SECRET must be set when DJANGO_DEBUG is off")
+    AGENT_STATE_SECRET = "dev-only-agent-state-secret"

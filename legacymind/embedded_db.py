@@ -1,0 +1,124 @@
+"""Start (or join) the embedded Postgres 16 + pgvector server from the ``pgserver`` package.
+
+Used when ``DATABASE_URL`` is unset. Every process that touches one data directory (web, worker,
+tests, management commands) shares one postmaster: ``pgserver`` serialises start-up with an
+inter-process lock and counts handles in ``<pgdata>/.handle_pids.json``; the server stops when
+the last handle exits cleanly.
+
+Two things ``pgserver`` 0.1.4 does not do, which we add:
+
+* a holder killed by SIGTERM skips ``atexit``, so its pid stays in the handle list and the
+  server is never stopped. We turn SIGTERM into a normal exit (when nobody else handles it) and
+  prune pids of dead processes before joining.
+* ``make db-stop`` (``stop_server``) stops a server left behind by a SIGKILLed holder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+DB_NAME = "legacymind"
+_server: Any = None
+
+
+def _runtime_dir(pgdata: Path) -> None:
+    # pgserver keeps its global lock under XDG_RUNTIME_DIR; without one it warns and picks
+    # /tmp/runtime-<uid>. A per-checkout directory keeps the lock next to the data it guards.
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        run = pgdata.parent / "run"
+        run.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.environ["XDG_RUNTIME_DIR"] = str(run)
+
+
+def _prune_dead_handles(pgdata: Path) -> None:
+    import psutil
+
+    handles = pgdata / ".handle_pids.json"
+    if not handles.exists():
+        return
+    try:
+        pids = json.loads(handles.read_text())
+    except ValueError:
+        pids = []
+    alive = [pid for pid in pids if psutil.pid_exists(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _exit_on_sigterm() -> None:
+    # Only in the main thread, and only if nobody (gunicorn, celery) installed a handler:
+    # their own shutdown already ends in a normal interpreter exit.
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+
+
+def start(pgdata: Path) -> dict[str, Any]:
+    """Start or join the server on ``pgdata``; return Django ``DATABASES['default']`` values."""
+    global _server
+    pgdata = pgdata.resolve()
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    _runtime_dir(pgdata)
+
+    import pgserver
+    from pgserver.postgres_server import PostgresServer
+
+    with PostgresServer._lock:
+        if pgdata.exists():
+            _prune_dead_handles(pgdata)
+    _server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    _exit_on_sigterm()
+    info = _server.get_postmaster_info()
+    host = str(info.socket_dir)
+    _ensure_database(host)
+    return {"NAME": DB_NAME, "USER": "postgres", "PASSWORD": "", "HOST": host, "PORT": ""}
+
+
+def _ensure_database(host: str) -> None:
+    import psycopg
+
+    with psycopg.connect(host=host, user="postgres", dbname="postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
+        if not exists:
+            # Another process may create it between our check and our CREATE.
+            with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+                conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+
+
+def stop_server(pgdata: Path) -> str:
+    """Stop a server on ``pgdata`` whatever holds it (used by ``make db-stop``)."""
+    import subprocess
+
+    pgdata = pgdata.resolve()
+    if not (pgdata / "postmaster.pid").exists():
+        return "no server running"
+    _runtime_dir(pgdata)
+    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]
+    from pgserver.postgres_server import PostgresServer
+
+    user = "pgserver" if os.geteuid() == 0 else None
+    with PostgresServer._lock:
+        try:
+            pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+        except subprocess.CalledProcessError:
+            return "server was not running (stale postmaster.pid)"
+        finally:
+            (pgdata / ".handle_pids.json").write_text("[]")
+    return "stopped"
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[2] if len(sys.argv) > 2 else "var/pgdata")
+    if sys.argv[1:2] == ["stop"]:
+        print(stop_server(target))
+    else:
+        print(start(target))

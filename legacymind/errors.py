@@ -1,0 +1,125 @@
+"""The API error envelope: ``{"error_code", "detail", "fields"}`` for every error status."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+logger = logging.getLogger("legacymind.errors")
+
+
+class ServiceError(Exception):
+    """Raised by services for failures the API maps to a status and an error code."""
+
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    error_code: str = "invalid"
+
+    def __init__(self, detail: str, *, fields: dict[str, Any] | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.fields = fields or {}
+
+
+class Unavailable(ServiceError):
+    """A dependency (embedding or chat provider, database) could not do its part."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    error_code = "service_unavailable"
+
+
+class Conflict(ServiceError):
+    status_code = status.HTTP_409_CONFLICT
+    error_code = "conflict"
+
+
+class NotFound(ServiceError):
+    status_code = status.HTTP_404_NOT_FOUND
+    error_code = "not_found"
+
+
+_CODES = {
+    400: "invalid",
+    401: "not_authenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    410: "gone",
+    415: "unsupported_media_type",
+    429: "throttled",
+    503: "service_unavailable",
+}
+
+
+def envelope(status_code: int, detail: str, *, code: str | None = None, fields: Any = None) -> dict:
+    return {
+        "error_code": code or _CODES.get(status_code, "error"),
+        "detail": detail,
+        "fields": fields or {},
+    }
+
+
+def _flatten(data: Any) -> str:
+    if isinstance(data, list) and data:
+        return _flatten(data[0])
+    if isinstance(data, dict) and data:
+        key, value = next(iter(data.items()))
+        return f"{key}: {_flatten(value)}"
+    return str(data)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ServiceError):
+        body = envelope(exc.status_code, exc.detail, code=exc.error_code, fields=exc.fields)
+        return Response(body, status=exc.status_code)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        )
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a real bug: Django's 500 handler (no stack trace unless DEBUG)
+    assert isinstance(exc, exceptions.APIException)
+    if isinstance(exc, exceptions.ValidationError):
+        fields = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        body = envelope(400, f"Invalid input. {_flatten(fields)}", code="invalid", fields=fields)
+    else:
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else None
+        body = envelope(response.status_code, str(exc.detail), code=code)
+    response.data = body
+    return response
+
+
+def json_error(request: Any, status_code: int, detail: str) -> JsonResponse:
+    return JsonResponse(envelope(status_code, detail), status=status_code)
+
+
+def handler404(request: Any, exception: Exception | None = None) -> JsonResponse:
+    if request.path.startswith("/api/"):
+        return json_error(request, 404, "Not found.")
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)  # type: ignore[arg-type,return-value]
+
+
+def handler500(request: Any) -> JsonResponse:
+    logger.error("unhandled error on %s", request.path)
+    if request.path.startswith("/api/"):
+        return json_error(request, 500, "Internal server error.")
+    from django.views.defaults import server_error
+
+    return server_error(request)  # type: ignore[return-value]

@@ -1,0 +1,42 @@
+"""``/healthz``: is the database reachable, and Redis when one is configured. No auth."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+
+
+def _check_database() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cursor.fetchone()
+    return f"ok (pgvector {row[0]})" if row else "ok (pgvector missing)"
+
+
+def _check_redis() -> str:
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
+    client.ping()
+    return "ok"
+
+
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks: dict[str, str] = {}
+    healthy = True
+    for name, check in (("database", _check_database), ("redis", _check_redis)):
+        if name == "redis" and not settings.REDIS_URL:
+            checks[name] = "not configured"
+            continue
+        try:
+            checks[name] = check()
+        except Exception as exc:  # any failure of a dependency is "unhealthy", with its reason
+            healthy = False
+            checks[name] = f"error: {type(exc).__name__}"
+    return JsonResponse(
+        {"status": "ok" if healthy else "unavailable", "checks": checks},
+        status=200 if healthy else 503,
+    )

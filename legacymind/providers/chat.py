@@ -1,0 +1,202 @@
+"""Chat models behind one call: the Gemini CLI (or any command) as a subprocess fed on stdin,
+then Grok or any OpenAI-compatible chat endpoint over HTTP. Callers supply their own offline
+fallback (heuristic extractor, deterministic composer) when :func:`complete` raises.
+
+Env precedence (specs/README.md, spec 000 Q&A):
+``IV_CLI_CMD`` / ``IV_CLI_ARGS_JSON`` / ``IV_MODELS`` -> ``IV_SYNTH_CLI_CMD`` /
+``IV_SYNTH_CLI_ARGS_JSON`` / ``GEMINI_MODEL`` -> defaults ``gemini``, ``["-m","{model}"]``,
+``gemini-2.5-pro``. ``IV_ALLOW_GROK`` (default true), ``GROK_API_KEY``, ``GROK_MODEL``,
+``GROK_BASE_URL``. Read at call time so a deployment can change them without a code change.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shlex
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from legacymind.errors import Unavailable
+
+logger = logging.getLogger("legacymind.chat")
+
+DEFAULT_CLI = "gemini"
+DEFAULT_ARGS = ["-m", "{model}"]
+DEFAULT_MODEL = "gemini-2.5-pro"
+DEFAULT_GROK_MODEL = "grok-2-latest"
+DEFAULT_GROK_URL = "https://api.x.ai/v1"
+SNIP = 500
+
+
+class ChatError(Unavailable):
+    error_code = "chat_unavailable"
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    text: str
+    provider: str  # "cli", "grok"
+    model: str
+    latency_ms: int
+    attempts: list[dict[str, object]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CliConfig:
+    command: list[str]
+    args: list[str]
+    model: str
+    timeout: float
+
+
+def _env(environ: Mapping[str, str], *names: str) -> str:
+    for name in names:
+        value = environ.get(name, "").strip()
+        if value:
+            return value
+    return ""
+
+
+def _json_list(raw: str, name: str) -> list[str]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ChatError(f"{name} is not valid JSON: {exc}") from exc
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ChatError(f"{name} must be a JSON list of strings")
+    return value
+
+
+def cli_config(
+    environ: Mapping[str, str] | None = None, *, script_override: bool = False
+) -> CliConfig:
+    """Resolve the CLI command, args and model. ``script_override`` honours ``IV_SCRIPT_PATH``."""
+    env = os.environ if environ is None else environ
+    models = _env(env, "IV_MODELS")
+    model = models.split(",")[0].strip() if models else _env(env, "GEMINI_MODEL") or DEFAULT_MODEL
+    if env.get("IV_CLI_ARGS_JSON"):
+        args = _json_list(env["IV_CLI_ARGS_JSON"], "IV_CLI_ARGS_JSON")
+    elif env.get("IV_SYNTH_CLI_ARGS_JSON"):
+        args = _json_list(env["IV_SYNTH_CLI_ARGS_JSON"], "IV_SYNTH_CLI_ARGS_JSON")
+    else:
+        args = list(DEFAULT_ARGS)
+    script = _env(env, "IV_SCRIPT_PATH") if script_override else ""
+    if script:
+        command, args = shlex.split(script), []
+    else:
+        command = shlex.split(_env(env, "IV_CLI_CMD", "IV_SYNTH_CLI_CMD") or DEFAULT_CLI)
+    try:
+        timeout = float(env.get("IV_CLI_TIMEOUT", "60"))
+    except ValueError as exc:
+        raise ChatError("IV_CLI_TIMEOUT must be a number of seconds") from exc
+    return CliConfig(command, [a.replace("{model}", model) for a in args], model, timeout)
+
+
+def run_cli(prompt: str, config: CliConfig) -> ChatResult:
+    """Run the CLI with the prompt on stdin; its stdout is the answer."""
+    started = time.monotonic()
+    cmd = [*config.command, *config.args]
+    try:
+        proc = subprocess.run(
+            cmd, input=prompt, capture_output=True, text=True, timeout=config.timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        latency = int((time.monotonic() - started) * 1000)
+        logger.debug(
+            "chat.cli_fail cmd=%s code=None error=%s latency_ms=%d",
+            config.command[0],
+            type(exc).__name__,
+            latency,
+        )
+        raise ChatError(f"CLI {config.command[0]!r} failed: {type(exc).__name__}") from exc
+    latency = int((time.monotonic() - started) * 1000)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        logger.debug(
+            "chat.cli_fail %s",
+            json.dumps(
+                {
+                    "cmd": config.command[0],
+                    "code": proc.returncode,
+                    "stderr_snip": proc.stderr[:SNIP],
+                    "stdout_snip": proc.stdout[:SNIP],
+                    "latency_ms": latency,
+                }
+            ),
+        )
+        raise ChatError(f"CLI {config.command[0]!r} exited {proc.returncode} with no answer")
+    return ChatResult(proc.stdout.strip(), "cli", config.model, latency)
+
+
+def grok_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    allowed = env.get("IV_ALLOW_GROK", "true").strip().lower() not in ("0", "false", "no", "off")
+    return allowed and bool(env.get("GROK_API_KEY"))
+
+
+def run_grok(
+    prompt: str,
+    *,
+    system: str = "",
+    temperature: float = 0.2,
+    environ: Mapping[str, str] | None = None,
+) -> ChatResult:
+    """One chat-completions call to Grok or any OpenAI-compatible endpoint."""
+    import openai
+
+    env = os.environ if environ is None else environ
+    model = env.get("GROK_MODEL") or DEFAULT_GROK_MODEL
+    client = openai.OpenAI(
+        api_key=env.get("GROK_API_KEY", ""),
+        base_url=env.get("GROK_BASE_URL") or DEFAULT_GROK_URL,
+        timeout=float(env.get("GROK_TIMEOUT", "60")),
+        max_retries=1,
+    )
+    messages: list[Any] = ([{"role": "system", "content": system}] if system else []) + [
+        {"role": "user", "content": prompt}
+    ]
+    started = time.monotonic()
+    try:
+        response = client.chat.completions.create(
+            model=model,
+            messages=messages,
+            temperature=temperature,  # type: ignore[arg-type]
+        )
+    except openai.OpenAIError as exc:
+        logger.debug("chat.grok_fail model=%s error=%s", model, type(exc).__name__)
+        raise ChatError(f"Grok call failed: {type(exc).__name__}") from exc
+    latency = int((time.monotonic() - started) * 1000)
+    text = (response.choices[0].message.content or "").strip() if response.choices else ""
+    if not text:
+        raise ChatError("Grok returned an empty answer")
+    return ChatResult(text, "grok", response.model or model, latency)
+
+
+def complete(
+    prompt: str,
+    *,
+    system: str = "",
+    temperature: float = 0.2,
+    script_override: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> ChatResult:
+    """CLI first, then Grok when allowed; raises :class:`ChatError` when every stage fails.
+
+    Never logs the prompt: it may hold a user's words.
+    """
+    failures: list[str] = []
+    full_prompt = f"{system}\n\n{prompt}" if system else prompt
+    try:
+        return run_cli(full_prompt, cli_config(environ, script_override=script_override))
+    except ChatError as exc:
+        failures.append(f"cli: {exc}")
+    if grok_enabled(environ):
+        try:
+            return run_grok(prompt, system=system, temperature=temperature, environ=environ)
+        except ChatError as exc:
+            failures.append(f"grok: {exc}")
+    raise ChatError("no chat provider answered (" + "; ".join(failures) + ")")

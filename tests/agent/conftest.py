@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+
+# Strong, unambiguous boundaries cues; no risk language.
+BOUNDARIES_ENTRY = (
+    "Tash texted at midnight again asking if I could fit her in for a free appointment before "
+    "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
+    "everything and help, and then I'm angry at myself for having no limits at all."
+)
+MIXED_ENTRY = (
+    "The audition is Saturday and I'm scared I'll fail in front of everyone. I keep thinking "
+    "about what people will think, and whether I even deserve a part. I'm exhausted from the "
+    "shifts and I haven't slept, and nobody here to talk to about it."
+)
+
+
+@pytest.fixture
+def agent_cache(db: None) -> Iterator[None]:
+    """The database cache (what idempotency and concurrency share between processes)."""
+    call_command("createcachetable", verbosity=0)
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def client(agent_cache: None) -> APIClient:
+    return APIClient()
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATASETS / name).open() if line.strip()]
+
+
+def act(client: APIClient, body: dict[str, Any], **headers: str) -> Any:
+    return client.post("/v3/agent/act", body, format="json", **headers)
+
+
+def init(client: APIClient, text: str = BOUNDARIES_ENTRY) -> dict[str, Any]:
+    response = act(client, {"mode": "init", "journal_entry": {"text": text}})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def advance(client: APIClient, data: dict[str, Any], pick: int = 0, **headers: str) -> Any:
+    """One continue: answers AskUser with option ``pick``, else continues with no event."""
+    action = data["action"]
+    event = None
+    if action["type"] == "AskUser":
+        event = {"answer_to": action["action_id"], "value": action["quick_options"][pick]}
+    return act(client, {"mode": "continue", "state": data["state"], "user_event": event}, **headers)
+
+
+def run_to_question(client: APIClient, data: dict[str, Any]) -> dict[str, Any]:
+    while not data["complete"] and data["action"]["type"] != "AskUser":
+        response = advance(client, data)
+        assert response.status_code == 200, response.content
+        data = response.json()
+    return data

@@ -1,0 +1,215 @@
+"""/v3/agent/act: the loop's rules through the HTTP API."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from agent.engine.archetypes import BY_KEY
+from tests.agent.conftest import MIXED_ENTRY, act, advance, init
+
+pytestmark = pytest.mark.django_db
+
+BOUNDARIES = BY_KEY["boundaries"].option
+
+
+def entropy(probs: dict[str, float]) -> float:
+    return -sum(p * math.log2(p) for p in probs.values() if p > 0)
+
+
+def play_choosing(client: Any, data: dict[str, Any], wanted: str) -> list[dict[str, Any]]:
+    """Play to completion, always choosing ``wanted`` when offered (else "not sure")."""
+    turns = [data]
+    while not data["complete"]:
+        action = data["action"]
+        event = None
+        if action["type"] == "AskUser":
+            options = action["quick_options"]
+            event = {
+                "answer_to": action["action_id"],
+                "value": wanted if wanted in options else options[-1],
+            }
+        response = act(client, {"mode": "continue", "state": data["state"], "user_event": event})
+        assert response.status_code == 200, response.content
+        data = response.json()
+        turns.append(data)
+    return turns
+
+
+def test_init_seeds_two_to_four_candidates_with_near_uniform_priors(client):
+    data = init(client)
+    nodes = data["state"]["belief_state"]["nodes"]
+    assert 2 <= len(nodes) <= 4
+    probs = list(data["state"]["belief_state"]["probs"].values())
+    assert math.isclose(sum(probs), 1.0, abs_tol=1e-4)
+    assert data["state"]["revision"] == 1
+    assert data["state"]["integrity"]
+    assert data["complete"] is False
+    priors = [n["priors"] for n in nodes]
+    assert max(priors) / min(priors) < 1.5  # mild, near-uniform
+    assert any(n["archetype"] == "boundaries" for n in nodes)
+
+
+def test_golden_path_reaches_threshold_with_entropy_drop(client):
+    data = init(client)
+    turns = play_choosing(client, data, BOUNDARIES)
+    final = turns[-1]
+    kinds = [t["action"]["type"] for t in turns if t["action"]]
+    assert kinds[-1] == "Stop"
+    assert "AskUser" in kinds
+    assert any(k not in ("AskUser", "Stop") for k in kinds), "an internal step ran"
+    result = final["result"]
+    assert result["exit_reason"] == "threshold"
+    assert result["confirmed_crux"]["text"] == BY_KEY["boundaries"].crux
+    assert result["confirmed_crux"]["confidence"] >= 0.8
+    assert (
+        entropy(final["state"]["belief_state"]["probs"])
+        < entropy(turns[0]["state"]["belief_state"]["probs"]) - 0.5
+    )
+    assert "AskUser" in result["reasoning_trail"] and "Stop(threshold)" in result["reasoning_trail"]
+    revisions = [t["state"]["revision"] for t in turns]
+    assert revisions == list(range(1, len(turns) + 1))
+
+
+def test_every_action_type_in_a_session_is_a_real_action_with_evidence(client):
+    turns = play_choosing(client, init(client, MIXED_ENTRY), "Not sure / something else")
+    final = turns[-1]["state"]
+    internal = [t["action"] for t in turns[:-1] if t["action"]["type"] != "AskUser"]
+    assert internal, "internal actions were chosen"
+    logged = {e["payload"].get("action_type") for e in final["evidence_log"]}
+    for action in internal:
+        assert action["type"] in logged  # each internal action left evidence
+    # "not sure" answers move mass to the uncovered latent, so the agent spawned hypotheses.
+    assert any(n["origin"] == "spawn" for n in final["belief_state"]["nodes"])
+
+
+def test_epsilon_exit_when_no_action_is_worth_its_information(client, settings):
+    settings.EPSILON_EVI = 5.0  # no action can be worth 5 bits
+    data = init(client)
+    assert data["complete"] is True
+    assert data["result"]["exit_reason"] == "epsilon"
+    assert data["action"] == {
+        "type": "Stop",
+        "action_id": data["action"]["action_id"],
+        "exit_reason": "epsilon",
+    }
+
+
+def test_budget_exit_with_one_user_query(client, settings):
+    settings.MAX_USER_QUERIES = 1
+    turns = play_choosing(client, init(client, MIXED_ENTRY), "Not sure / something else")
+    asked = [t for t in turns if t["action"] and t["action"]["type"] == "AskUser"]
+    assert len(asked) == 1
+    assert turns[-1]["result"]["exit_reason"] == "budget"
+    assert turns[-1]["state"]["budget_used"] == 1
+
+
+def test_step_budget_stops_the_loop(client, settings):
+    settings.MAX_STEPS = 2
+    data = init(client, MIXED_ENTRY)
+    final = play_choosing(client, data, "Not sure / something else")[-1]
+    assert final["result"]["exit_reason"] == "budget"
+    assert final["state"]["revision"] == 2
+
+
+def test_questions_have_quick_options_with_not_sure_and_are_never_repeated(client):
+    turns = play_choosing(client, init(client, MIXED_ENTRY), "Not sure / something else")
+    questions = [t["action"] for t in turns if t["action"] and t["action"]["type"] == "AskUser"]
+    assert questions
+    contrasts = set()
+    for q in questions:
+        assert 3 <= len(q["quick_options"]) <= 4
+        assert q["quick_options"][-1] == "Not sure / something else"
+        assert len(q["targets"]) == len(q["quick_options"]) - 1
+        contrast = frozenset(q["targets"])
+        assert contrast not in contrasts
+        contrasts.add(contrast)
+
+
+def test_free_text_answer_that_matches_no_option_spawns_a_node_from_it(client):
+    data = init(client, MIXED_ENTRY)
+    from tests.agent.conftest import run_to_question
+
+    data = run_to_question(client, data)
+    event = {
+        "answer_to": data["action"]["action_id"],
+        "value": "honestly it is about my brother moving away to Canada",
+    }
+    data = act(client, {"mode": "continue", "state": data["state"], "user_event": event}).json()
+    answers = [e for e in data["state"]["evidence_log"] if e["kind"] == "UserAnswer"]
+    assert answers[-1]["payload"]["free_text"] is True
+    while not data["complete"] and data["action"]["type"] != "AskUser":
+        data = advance(client, data).json()
+    texts = [n["text"] for n in data["state"]["belief_state"]["nodes"]]
+    assert any("brother moving away" in t for t in texts)
+
+
+def test_server_recomputes_beliefs_and_ignores_nothing_it_did_not_sign(client):
+    data = init(client)
+    state = data["state"]
+    first = next(iter(state["belief_state"]["probs"]))
+    state["belief_state"]["probs"][first] = 0.99
+    response = act(client, {"mode": "continue", "state": state, "user_event": None})
+    assert response.status_code == 409
+
+
+def test_cluster_themes_merges_nodes_within_merge_radius(client, settings):
+    settings.MERGE_RADIUS = 0.0  # every pair of statements counts as a near-duplicate
+    data = init(client, MIXED_ENTRY)
+    assert data["action"]["type"] == "ClusterThemes"
+    nodes = data["state"]["belief_state"]["nodes"]
+    merged = [n for n in nodes if n["status"] == "merged"]
+    active = [n for n in nodes if n["status"] == "active"]
+    assert merged and len(active) == 1
+    assert all(n["merged_into"] == active[0]["node_id"] for n in merged)
+    assert list(data["state"]["belief_state"]["probs"]) == [active[0]["node_id"]]
+    evidence = data["state"]["evidence_log"][-1]["payload"]
+    assert evidence["action_type"] == "ClusterThemes" and evidence["merged"]
+
+
+def test_no_merge_when_statements_are_below_merge_radius(client, settings):
+    settings.MERGE_RADIUS = 0.9999
+    data = init(client, MIXED_ENTRY)
+    assert all(n["status"] != "merged" for n in data["state"]["belief_state"]["nodes"])
+
+
+def test_dominated_nodes_are_retired(client):
+    turns = play_choosing(client, init(client, MIXED_ENTRY), BY_KEY["fear_of_failure"].option)
+    nodes = turns[-1]["state"]["belief_state"]["nodes"]
+    retired = [n for n in nodes if n["status"] == "retired"]
+    kinds = [t["action"]["type"] for t in turns]
+    assert "ConfidenceUpdate" in kinds and retired
+    assert all(n["counters"] for n in retired)
+
+
+def test_spectral_clustering_merges_only_within_a_partition(client, settings):
+    settings.MERGE_RADIUS = 0.0
+    settings.AGENT_ENABLE_CLUSTER_SPECTRAL = True
+    data = init(client, MIXED_ENTRY)
+    assert data["action"] == {**data["action"], "type": "ClusterThemes", "method": "spectral"}
+    active = [n for n in data["state"]["belief_state"]["nodes"] if n["status"] == "active"]
+    assert len(active) >= 2  # the two sides of the partition survive separately
+
+
+def test_spawning_never_outgrows_the_state_contract(client, settings):
+    """Many "something else" answers: the node list stays within the schema's bound, so the
+    client can always send the state back."""
+    settings.MAX_USER_QUERIES = 8
+    settings.MAX_STEPS = 30
+    data = init(client, MIXED_ENTRY)
+    while not data["complete"]:
+        action = data["action"]
+        event = None
+        if action["type"] == "AskUser":
+            event = {
+                "answer_to": action["action_id"],
+                "value": f"something else entirely, number {data['state']['revision']}",
+            }
+        response = act(client, {"mode": "continue", "state": data["state"], "user_event": event})
+        assert response.status_code == 200, response.content
+        data = response.json()
+    nodes = data["state"]["belief_state"]["nodes"]
+    assert len(nodes) <= 12
+    assert sum(n["status"] == "active" for n in nodes) <= 6

@@ -1,0 +1,119 @@
+"""EIG on hand-computed examples, bounded log-odds updates, and the leading-wording linter."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agent.engine.infotheory import bounded_update, entropy, expected_information_gain
+from agent.engine.policy import ask_table
+from agent.engine.questions import NOT_SURE, lint
+
+
+def test_eig_of_a_symmetric_noisy_binary_question():
+    # H([.5,.5]) = 1; H([.8,.2]) = 0.721928; EIG = 0.278072 bits.
+    eig = expected_information_gain({"a": 0.5, "b": 0.5}, {"a": [0.8, 0.2], "b": [0.2, 0.8]})
+    assert eig == pytest.approx(1 - (-(0.8 * math.log2(0.8) + 0.2 * math.log2(0.2))), abs=1e-9)
+    assert eig == pytest.approx(0.278072, abs=1e-6)
+
+
+def test_eig_with_a_not_sure_column_and_an_untargeted_hypothesis():
+    prior = {"a": 0.5, "b": 0.3, "c": 0.2}
+    table = {"a": [0.7, 0.1, 0.2], "b": [0.1, 0.7, 0.2], "c": [0.2, 0.2, 0.6]}
+    # predictive = [.5*.7+.3*.1+.2*.2, .5*.1+.3*.7+.2*.2, .5*.2+.3*.2+.2*.6] = [.42, .30, .28]
+    predictive = [0.42, 0.30, 0.28]
+    noise = 0.8 * entropy([0.7, 0.1, 0.2]) + 0.2 * entropy([0.2, 0.2, 0.6])
+    expected = entropy(predictive) - noise
+    assert expected_information_gain(prior, table) == pytest.approx(expected, abs=1e-12)
+    # By hand: H(predictive) = 1.5609, noise = 0.8·1.1568 + 0.2·1.3710 = 1.1996.
+    assert expected == pytest.approx(0.3613, abs=1e-3)
+
+
+def test_dropping_the_noise_term_would_overstate_eig():
+    prior = {"a": 0.5, "b": 0.5}
+    noisy = {"a": [0.55, 0.45], "b": [0.45, 0.55]}
+    assert expected_information_gain(prior, noisy) < 0.01 < entropy([0.5, 0.5])
+
+
+def test_ask_table_rows_are_distributions_with_a_not_sure_column():
+    table = ask_table(["a", "b"], ["a", "b", "c", "__other__"])
+    for row in table.values():
+        assert sum(row) == pytest.approx(1.0)
+        assert len(row) == 3
+    assert table["a"][0] > table["a"][1] and table["c"][2] > table["a"][2]
+    triad = ask_table(["a", "b", "c"], ["a", "b", "c", "d"])
+    assert all(len(r) == 4 and sum(r) == pytest.approx(1.0) for r in triad.values())
+
+
+def test_bounded_update_limits_step_and_clips():
+    prior = {"a": 0.5, "b": 0.5}
+    post = bounded_update(prior, {"a": 1000.0, "b": 0.001}, max_step=1.0, clip=5.0)
+    # One step moves log-odds of a by at most 1: p ≤ sigmoid(1) before renormalising.
+    assert 0.5 < post["a"] < 0.85
+    for _ in range(50):
+        post = bounded_update(post, {"a": 1000.0, "b": 0.001}, max_step=1.0, clip=2.0)
+    assert post["b"] > 0.05  # clipping keeps the loser alive
+
+
+OPTS = [
+    "Trying and still falling short would be unbearable",
+    "I need others to approve of what I did",
+    NOT_SURE,
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "options", "problem"),
+    [
+        ("Don't you think you are afraid of failing?", OPTS, "negative_interrogative"),
+        ("Isn't this really about your mother?", OPTS, "negative_interrogative"),
+        ("This is about approval, isn't it?", OPTS, "tag_question"),
+        ("You want them to notice, right?", OPTS, "tag_question"),
+        ("Why do you always give in to her?", OPTS, "presupposition"),
+        ("When did you stop trusting yourself?", OPTS, "presupposition"),
+        ("Which feels more like your depression talking?", OPTS, "diagnostic_label"),
+        ("Which is closer: codependency or fear?", OPTS, "diagnostic_label"),
+        ("Are you afraid of failing?", ["Yes", "No", NOT_SURE], "one_sided_yes_no"),
+        (
+            "Which is closer?",
+            [
+                "Fear",
+                "I need the people around me to approve of every single thing I do at work",
+                NOT_SURE,
+            ],
+            "unequal_options",
+        ),
+        (
+            "Which is closer?",
+            ["Obviously fear of failing", "Needing approval", NOT_SURE],
+            "unequal_options",
+        ),
+    ],
+)
+def test_linter_rejects_leading_wording(question, options, problem):
+    result = lint(question, options)
+    assert not result.ok
+    assert problem in result.problems
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which of these is closer to what sits underneath this for you?",
+        "If you had to pick one, which weighs on you more here?",
+    ],
+)
+def test_linter_accepts_neutral_contrasts(question):
+    assert lint(question, OPTS).ok
+
+
+def test_every_bank_question_passes_the_linter():
+    from agent.engine.archetypes import ARCHETYPES
+    from agent.engine.questions import PAIR_TEMPLATES, TRIAD_TEMPLATES
+
+    for _, stem in PAIR_TEMPLATES + TRIAD_TEMPLATES:
+        for a in ARCHETYPES:
+            for b in ARCHETYPES:
+                if a is not b:
+                    assert lint(stem, [a.option, b.option, NOT_SURE]).ok, (stem, a.key, b.key)

@@ -1,0 +1,75 @@
+"""The journaling flow in a real browser (Debian's chromium, never downloaded)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+
+CHROMIUM = "/usr/bin/chromium"
+ENTRY = (
+    "Tash texted at midnight again asking if I could fit her in for a free appointment before "
+    "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
+    "everything and help, and then I'm angry at myself for having no limits at all."
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+]
+
+
+@pytest.fixture
+def page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; fixtures touch the DB first.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    call_command("createcachetable", verbosity=0)
+    cache.clear()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        pg = browser.new_page()
+        yield pg
+        browser.close()
+
+
+def test_write_entry_answer_questions_and_see_the_crux(page: Any, live_server: Any) -> None:
+    page.goto(live_server.url + "/journal/")
+    page.fill("#entry", ENTRY)
+    page.click("#start")
+    page.wait_for_selector("#question")
+    for _ in range(6):
+        if page.query_selector("#result"):
+            break
+        options = page.locator("button.option")
+        texts = options.all_inner_texts()
+        assert texts[-1] == "Not sure / something else"
+        wanted = next((i for i, t in enumerate(texts) if "say no" in t), 0)
+        options.nth(wanted).click()
+        page.wait_for_load_state()
+    assert page.locator("#crux").inner_text().startswith("The writer keeps giving time")
+    assert "threshold" in page.content()
+    page.click("#again")
+    page.wait_for_selector("#entry")
+
+
+def test_free_text_answer_and_distress_in_the_browser(page: Any, live_server: Any) -> None:
+    page.goto(live_server.url + "/journal/")
+    page.fill("#entry", ENTRY)
+    page.click("#start")
+    page.wait_for_selector("#question")
+    page.fill("#free_text", "Honestly I don't want to be alive anymore.")
+    page.click("#send-free-text")
+    page.wait_for_selector("#crisis")
+    text = page.locator("#crisis").inner_text()
+    assert "988" in text and "741741" in text and "findahelpline.com" in text
+    assert page.query_selector("#question") is None

@@ -1,0 +1,208 @@
+"""The extractor chain through its service: CLI fixture, Grok on a loopback server, heuristic."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+
+import pytest
+
+from kg.extraction import ExtractionUnavailable, extract
+from kg.extraction.parse import ParseError, parse_extraction, repair
+from tests.kg.conftest import FAKE_CLI
+
+SECRET = "The zebra-ledger service depends on Cassandra."
+GROK_JSON = json.dumps(
+    {
+        "entities": [
+            {"id": "e1", "label": "Ledger", "type": "service"},
+            {"id": "e2", "label": "Kafka", "type": "technology"},
+        ],
+        "edges": [{"from_id": "e1", "to_id": "e2", "relation": "writes_to"}],
+    }
+)
+
+
+def names(result) -> set[str]:
+    return {e.name for e in result.entities}
+
+
+def test_cli_success_parses_entities_and_edges_and_reads_prompt_on_stdin(
+    fake_cli, monkeypatch, tmp_path
+):
+    record = tmp_path / "prompt.txt"
+    monkeypatch.setenv("FAKE_CLI_RECORD", str(record))
+    result = extract(SECRET)
+    assert result.provider == "cli"
+    assert result.model == "gemini-2.5-pro"
+    assert names(result) == {"Billing API", "Postgres"}
+    assert result.entities[0].entity_type == "service"
+    assert [(e.source, e.target, e.rel_type) for e in result.edges] == [
+        ("Billing API", "Postgres", "depends_on")
+    ]
+    assert SECRET in record.read_text()
+    assert len(result.prompt_hash) == 64
+
+
+@pytest.mark.parametrize("prefix", ["IV_CLI", "IV_SYNTH_CLI"])
+def test_cli_command_and_args_from_env_with_model_substituted(monkeypatch, tmp_path, prefix):
+    argv = tmp_path / "argv.json"
+    monkeypatch.setenv("FAKE_CLI_ARGV", str(argv))
+    monkeypatch.delenv("IV_CLI_CMD")
+    monkeypatch.setenv(f"{prefix}_CMD", f"{sys.executable} {FAKE_CLI}")
+    monkeypatch.setenv(f"{prefix}_ARGS_JSON", '["-m", "{model}", "--json"]')
+    monkeypatch.setenv("GEMINI_MODEL", "gemini-test-model")
+    result = extract(SECRET)
+    assert (result.provider, result.model) == ("cli", "gemini-test-model")
+    assert json.loads(argv.read_text()) == ["-m", "gemini-test-model", "--json"]
+
+
+def test_cli_model_comes_from_iv_models(fake_cli, monkeypatch):
+    monkeypatch.setenv("IV_MODELS", "gemini-2.5-flash,gemini-2.5-pro")
+    assert extract(SECRET).model == "gemini-2.5-flash"
+
+
+@pytest.mark.parametrize("mode", ["fenced", "garbled"])
+def test_cli_fenced_or_unclosed_output_is_repaired(fake_cli, mode):
+    fake_cli(mode)
+    result = extract(SECRET)
+    assert result.provider == "cli"
+    assert names(result) == {"Billing API", "Postgres"}
+
+
+def test_cli_edges_to_unknown_ids_are_dropped(fake_cli):
+    fake_cli("unknown_edge")
+    result = extract(SECRET)
+    assert result.provider == "cli"
+    assert len(result.edges) == 1
+
+
+@pytest.mark.parametrize("mode", ["garbage", "invalid", "fail"])
+def test_cli_unusable_output_falls_back_to_heuristic_when_grok_is_off(fake_cli, mode):
+    fake_cli(mode)
+    result = extract(SECRET)
+    assert result.provider == "heuristic"
+    assert names(result) == {"zebra-ledger service", "Cassandra"}
+    assert result.edges[0].rel_type == "depends_on"
+
+
+def test_cli_timeout_falls_through(fake_cli, monkeypatch):
+    fake_cli("sleep")
+    monkeypatch.setenv("IV_CLI_TIMEOUT", "0.5")
+    assert extract(SECRET).provider == "heuristic"
+
+
+def test_cli_empty_answer_lets_next_stage_run(fake_cli):
+    fake_cli("empty")
+    assert extract(SECRET).provider == "heuristic"
+
+
+def test_cli_failure_falls_back_to_grok(grok):
+    grok.chat_fn = lambda messages: "```json\n" + GROK_JSON + "\n```"
+    result = extract(SECRET)
+    assert result.provider == "grok"
+    assert names(result) == {"Ledger", "Kafka"}
+    assert grok.requests[0]["auth"] == "Bearer test-key"
+    assert grok.requests[0]["body"]["model"] == "grok-test"
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_grok_error_falls_back_to_heuristic(grok, status):
+    grok.chat_fn = lambda messages: GROK_JSON
+    grok.fail_next(status, times=3)
+    result = extract(SECRET)
+    assert result.provider == "heuristic"
+    assert result.entities
+
+
+def test_grok_failure_is_logged_with_its_status(grok, caplog):
+    grok.fail_next(401, times=3)
+    with caplog.at_level(logging.DEBUG, logger="kg.extract"):
+        extract(SECRET)
+    fails = [
+        json.loads(r.getMessage().split(" ", 1)[1])
+        for r in caplog.records
+        if r.getMessage().startswith("kg.extract_fail")
+    ]
+    assert [f["cmd"] for f in fails] == ["/bin/false", "grok"]
+    assert fails[1]["code"] == 401
+
+
+def test_grok_disabled_by_flag_is_skipped(grok, monkeypatch):
+    monkeypatch.setenv("IV_ALLOW_GROK", "false")
+    assert extract(SECRET).provider == "heuristic"
+    assert grok.requests == []
+
+
+def test_heuristic_disabled_and_every_stage_failing_is_a_clear_error(settings):
+    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    with pytest.raises(ExtractionUnavailable) as err:
+        extract(SECRET)
+    assert "SURR_IV_HEURISTIC_FALLBACK=0" in err.value.detail
+    assert "exited 1" in err.value.detail
+    assert err.value.status_code == 503
+
+
+def test_heuristic_caps_apply(settings):
+    settings.SURR_IV_HEURISTIC_MAX_ENTITIES = 2
+    settings.SURR_IV_HEURISTIC_MAX_EDGES = 1
+    result = extract("The web app uses Redis, Kafka and Postgres. The worker calls Stripe.")
+    assert len(result.entities) == 2
+    assert len(result.edges) == 1
+    assert {e.confidence for e in result.entities} == {0.7}
+    assert {e.confidence for e in result.edges} == {0.6}
+
+
+def test_logs_carry_counts_and_snippets_never_the_text(fake_cli, caplog):
+    fake_cli("fail")
+    with caplog.at_level(logging.DEBUG, logger="kg.extract"):
+        extract(SECRET, thought_id="t-1")
+    fail = [r for r in caplog.records if r.getMessage().startswith("kg.extract_fail")]
+    info = [r for r in caplog.records if r.getMessage().startswith("kg.extract ")]
+    assert fail and info
+    payload = json.loads(fail[0].getMessage().split(" ", 1)[1])
+    assert payload["code"] == 3
+    assert payload["stderr_snip"].startswith("quota exceeded")
+    assert set(payload) == {"cmd", "code", "stderr_snip", "stdout_snip", "latency_ms"}
+    summary = json.loads(info[0].getMessage().split(" ", 1)[1])
+    assert summary["provider"] == "heuristic"
+    assert summary["thought_id"] == "t-1"
+    assert summary["entities"] == 2 and summary["edges"] == 1
+    assert set(summary) == {"thought_id", "provider", "model", "entities", "edges", "latency_ms"}
+    for record in caplog.records:
+        assert "zebra-ledger" not in record.getMessage()
+
+
+def test_failure_snippets_are_cut_to_500_characters(fake_cli, monkeypatch, caplog, tmp_path):
+    script = tmp_path / "loud.sh"
+    script.write_text(
+        "#!/bin/sh\ncat >/dev/null\nhead -c 2000 /dev/zero | tr '\\0' x >&2\nexit 4\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("IV_SCRIPT_PATH", str(script))
+    with caplog.at_level(logging.DEBUG, logger="kg.extract"):
+        extract(SECRET)
+    fail = next(r for r in caplog.records if r.getMessage().startswith("kg.extract_fail"))
+    assert len(json.loads(fail.getMessage().split(" ", 1)[1])["stderr_snip"]) == 500
+
+
+def test_sources_line_is_never_sent_or_extracted(fake_cli, monkeypatch, tmp_path):
+    record = tmp_path / "prompt.txt"
+    monkeypatch.setenv("FAKE_CLI_RECORD", str(record))
+    fake_cli("fail")
+    text = "Grafana reads from Prometheus.\nSources: thoughts:42, kge:7 (Vault, Consul)"
+    result = extract(text)
+    assert "kge:7" not in record.read_text()
+    assert names(result) == {"Grafana", "Prometheus"}
+
+
+def test_parser_rejects_unrepairable_and_schema_breaking_output():
+    with pytest.raises(ParseError):
+        parse_extraction("nothing here")
+    with pytest.raises(ParseError, match="schema"):
+        parse_extraction('{"entities": [{"id": "x1", "label": "A"}], "edges": []}')
+    with pytest.raises(ParseError):
+        parse_extraction('{"entities": [}')
+    assert parse_extraction('{"entities": [], "edges": []}') == ([], [], 0)
+    assert repair('noise {"a": [1, {"b": "c"}], "d": tru') == '{"a": [1, {"b": "c"}]}'

@@ -1,0 +1,120 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI wire format (embeddings and chat
+completions). Tests script its answers; the SDK under test talks to it over a real socket.
+
+    server.embed_fn = lambda texts: [[...], ...]      # vectors for /v1/embeddings
+    server.chat_fn = lambda messages: "answer text"    # content for /v1/chat/completions
+    server.fail_next(429, times=1)                     # the next request(s) answer with an error
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class OpenAIStub:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.failures: list[int] = []
+        self.embed_fn: Callable[[list[str]], list[list[float]]] = lambda texts: [
+            [1.0, 0.0, 0.0] for _ in texts
+        ]
+        self.chat_fn: Callable[[list[dict[str, Any]]], str] = lambda messages: "ok"
+        self._lock = threading.Lock()
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with stub._lock:
+                    stub.requests.append(
+                        {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                    )
+                    status = stub.failures.pop(0) if stub.failures else 200
+                if status != 200:
+                    self._send(
+                        status,
+                        {
+                            "error": {
+                                "message": f"scripted {status}",
+                                "type": "server_error",
+                                "code": None,
+                            }
+                        },
+                    )
+                    return
+                if self.path.endswith("/embeddings"):
+                    inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    vectors = stub.embed_fn(inputs)
+                    data = [
+                        {"object": "embedding", "index": i, "embedding": v}
+                        for i, v in enumerate(vectors)
+                    ]
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "data": data,
+                            "model": body.get("model"),
+                            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                        },
+                    )
+                elif self.path.endswith("/chat/completions"):
+                    text = stub.chat_fn(body.get("messages", []))
+                    self._send(
+                        200,
+                        {
+                            "id": "chatcmpl-test",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model"),
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": text},
+                                }
+                            ],
+                            "usage": {
+                                "prompt_tokens": 1,
+                                "completion_tokens": 1,
+                                "total_tokens": 2,
+                            },
+                        },
+                    )
+                else:
+                    self._send(404, {"error": {"message": "no such route"}})
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                raw = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def fail_next(self, status: int, times: int = 1) -> None:
+        with self._lock:
+            self.failures.extend([status] * times)
+
+    def start(self) -> OpenAIStub:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
