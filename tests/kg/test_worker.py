@@ -57,7 +57,7 @@ def private_redis() -> Iterator[str]:
 
 
 @pytest.mark.worker
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_committed_thought_is_extracted_by_the_worker():
     db = settings.DATABASES["default"]
     database_url = (
@@ -101,3 +101,13 @@ def test_committed_thought_is_extracted_by_the_worker():
             app.amqp._producer_pool = None
             worker.terminate()
             worker.wait(15)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_moderators_group_survives_a_flush():
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    call_command("flush", interactive=False, verbosity=0)
+    group = Group.objects.get(name="KG moderators")
+    assert group.permissions.filter(codename="moderate", content_type__app_label="kg").exists()
