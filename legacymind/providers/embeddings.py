@@ -204,6 +204,7 @@ class OpenAIEmbedder:
         self.model = model
         self.dim = dim or OPENAI_DEFAULT_DIMS.get(model, 1536)
         self._send_dimensions = bool(dim)
+        self.base_url = base_url or "https://api.openai.com/v1"
         self.max_retries = max_retries
         self.batch_size = min(batch_size, OPENAI_MAX_BATCH)
         self.backoff_base = backoff_base
@@ -232,6 +233,13 @@ class OpenAIEmbedder:
             return exc.status_code == 429 or exc.status_code >= 500
         return isinstance(exc, openai.APITimeoutError | openai.APIConnectionError)
 
+    def _describe(self, exc: Exception) -> str:
+        import openai
+
+        if isinstance(exc, openai.APIStatusError):
+            return f"HTTP {exc.status_code} from {self.base_url}: {exc.message}"
+        return f"{type(exc).__name__} talking to {self.base_url}: {exc}"
+
     def _request(self, batch: list[str]) -> np.ndarray:
         kwargs: dict[str, Any] = {"model": self.model, "input": batch}
         if self._send_dimensions:
@@ -243,10 +251,13 @@ class OpenAIEmbedder:
                 response = self._client.embeddings.create(**kwargs)
             except Exception as exc:
                 if not self._retryable(exc):
-                    raise EmbeddingError(f"openai embeddings failed: {exc}") from exc
+                    raise EmbeddingError(
+                        f"openai embeddings failed ({self.model}): {self._describe(exc)}"
+                    ) from exc
                 if attempt == attempts - 1:
                     raise EmbeddingError(
-                        f"openai embeddings failed after {attempts} attempts: {exc}"
+                        f"openai embeddings failed after {attempts} attempts ({self.model}): "
+                        f"{self._describe(exc)}"
                     ) from exc
                 delay = (2**attempt) * self.backoff_base
                 logger.warning(
@@ -257,23 +268,35 @@ class OpenAIEmbedder:
                 )
                 time.sleep(delay)
                 continue
-            rows = sorted(response.data, key=lambda item: item.index)
-            if any(not row.embedding for row in rows):
-                raise EmbeddingError("openai returned an empty vector")
-            return np.asarray([row.embedding for row in rows], dtype=np.float32)
+            return self._parse(response.data, len(batch))
         raise AssertionError("unreachable")
+
+    def _parse(self, data: Sequence[Any], count: int) -> np.ndarray:
+        """One row per input in input order, every row the expected size: a short, ragged or
+        reordered answer must never shift a vector onto the wrong row."""
+        rows = sorted(data, key=lambda item: item.index)
+        if [row.index for row in rows] != list(range(count)):
+            raise EmbeddingError(f"openai returned {len(rows)} vectors for {count} texts")
+        sizes = {len(row.embedding or ()) for row in rows}
+        if 0 in sizes:
+            raise EmbeddingError("openai returned an empty vector")
+        if sizes != {self.dim}:
+            hint = "" if self._send_dimensions else " (set EMBEDDING_DIM to the model's size)"
+            raise EmbeddingError(
+                f"openai returned {'/'.join(map(str, sorted(sizes)))}-d vectors, expected "
+                f"{self.dim}-d for model {self.model}{hint}"
+            )
+        return np.asarray([row.embedding for row in rows], dtype=np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        parts = [
-            self._request(list(texts[i : i + self.batch_size]))
-            for i in range(0, len(texts), self.batch_size)
-        ]
-        lengths = {part.shape[1] for part in parts}
-        if len(lengths) != 1:
-            raise EmbeddingError(f"openai returned vectors of mixed sizes {sorted(lengths)}")
-        matrix = np.vstack(parts)
+        matrix = np.vstack(
+            [
+                self._request(list(texts[i : i + self.batch_size]))
+                for i in range(0, len(texts), self.batch_size)
+            ]
+        )
         return _checked(self, _normalise(matrix), len(texts))
 
 
@@ -305,17 +328,25 @@ def build_provider(name: str | None = None) -> EmbeddingProvider:
 
 
 @lru_cache(maxsize=4)
-def _cached(name: str, model: str, dim: int, base_url: str | None) -> EmbeddingProvider:
+def _cached(name: str, *config: object) -> EmbeddingProvider:
     return build_provider(name)
 
 
 def get_provider() -> EmbeddingProvider:
-    """The configured provider, built once per process (the local model loads once)."""
+    """The configured provider, built once per process (the local model loads once).
+
+    Keyed on every setting the provider reads, so a changed setting never reuses a stale one.
+    """
     return _cached(
         settings.EMBEDDING_PROVIDER,
         settings.EMBEDDING_MODEL,
         settings.EMBEDDING_DIM,
+        settings.EMBEDDING_BATCH_SIZE,
+        settings.OPENAI_API_KEY,
         settings.OPENAI_BASE_URL,
+        settings.EMBEDDING_TIMEOUT,
+        settings.EMBEDDING_MAX_RETRIES,
+        settings.SURR_EMBED_RPS,
     )
 
 

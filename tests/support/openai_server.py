@@ -4,12 +4,16 @@ completions). Tests script its answers; the SDK under test talks to it over a re
     server.embed_fn = lambda texts: [[...], ...]      # vectors for /v1/embeddings
     server.chat_fn = lambda messages: "answer text"    # content for /v1/chat/completions
     server.fail_next(429, times=1)                     # the next request(s) answer with an error
+
+Each entry of ``server.requests`` has the path, the JSON body, the Authorization header and
+``at``, the ``time.monotonic()`` when the request arrived (for retry and rate-limit timing).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -35,7 +39,12 @@ class OpenAIStub:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
                     stub.requests.append(
-                        {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                        {
+                            "path": self.path,
+                            "body": body,
+                            "auth": self.headers.get("Authorization"),
+                            "at": time.monotonic(),
+                        }
                     )
                     status = stub.failures.pop(0) if stub.failures else 200
                 if status != 200:
