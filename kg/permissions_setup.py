@@ -12,7 +12,11 @@ from typing import Any
 MODERATORS_GROUP = "KG moderators"
 MODERATOR_CODENAMES = [
     "moderate",
-    *(f"{verb}_{model}" for model in ("entitycandidate", "edgecandidate") for verb in ("view", "change")),
+    *(
+        f"{verb}_{model}"
+        for model in ("entitycandidate", "edgecandidate")
+        for verb in ("view", "change")
+    ),
     *(
         f"{verb}_{model}"
         for model in ("entity", "edge", "observation", "blocklist")
@@ -25,5 +29,7 @@ def ensure_moderators_group(**_: Any) -> None:
     from django.contrib.auth.models import Group, Permission
 
     group, _created = Group.objects.get_or_create(name=MODERATORS_GROUP)
-    perms = Permission.objects.filter(content_type__app_label="kg", codename__in=MODERATOR_CODENAMES)
+    perms = Permission.objects.filter(
+        content_type__app_label="kg", codename__in=MODERATOR_CODENAMES
+    )
     group.permissions.add(*perms)
