@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.db import models
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from pgvector.django import CosineDistance, HnswIndex, VectorField
 
@@ -62,8 +63,12 @@ def nearest(queryset: models.QuerySet[M], vector: Sequence[float], k: int) -> mo
     if k <= 0:
         return queryset.none()
     distance = CosineDistance(Cast("embedding", VectorField(dimensions=dim)), list(vector))
+    # The dimension goes into the SQL text, not a bound parameter: the planner can only match
+    # the partial index's ``WHERE embedding_dim = 384`` against a literal (with server-side
+    # binding a generic plan would otherwise fall back to a sequential scan).
+    same_dim = RawSQL(str(int(dim)), ())
     return (
-        queryset.filter(embedding_dim=dim, embedding__isnull=False)
+        queryset.filter(embedding_dim=same_dim, embedding__isnull=False)
         .annotate(distance=distance)
         .annotate(similarity=1 - models.F("distance"))
         .order_by("distance")[:k]

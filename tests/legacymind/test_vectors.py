@@ -1,0 +1,114 @@
+"""``nearest()``: the partial HNSW index per dimension, never comparing vectors of different
+sizes, and results ordered by cosine distance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.db import connection
+
+from kg.models import Entity
+from legacymind.vectors import nearest
+from thoughts.models import Thought
+
+pytestmark = pytest.mark.django_db
+
+RNG = np.random.default_rng(7)
+
+
+def _unit(n: int, dim: int) -> np.ndarray:
+    matrix = RNG.normal(size=(n, dim)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def _entities(vectors: np.ndarray, prefix: str) -> list[Entity]:
+    dim = vectors.shape[1]
+    return Entity.objects.bulk_create(
+        Entity(
+            name=f"{prefix}-{i}",
+            entity_type="concept",
+            embedding=v,
+            embedding_provider="test",
+            embedding_model=f"test-{dim}",
+            embedding_dim=dim,
+        )
+        for i, v in enumerate(vectors)
+    )
+
+
+def _force_index_paths() -> None:
+    # On a small table a sequential scan is cheaper; switching it off shows the index can
+    # serve the query exactly as written (the planner only uses a partial index it can prove).
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+
+
+@pytest.mark.parametrize("dim", [384, 1536])
+def test_nearest_uses_the_partial_hnsw_index_of_its_dimension(dim):
+    _entities(_unit(50, dim), "e")
+    _force_index_paths()
+
+    plan = nearest(Entity.objects.all(), _unit(1, dim)[0].tolist(), 5).explain()
+
+    assert f"Index Scan using kg_entity_emb_{dim}" in plan
+    assert "Sort" not in plan
+
+
+def test_nearest_on_thoughts_uses_the_thought_index(user):
+    vectors = _unit(20, 384)
+    Thought.objects.bulk_create(
+        Thought(owner=user, content=f"t{i}", embedding=v, embedding_dim=384)
+        for i, v in enumerate(vectors)
+    )
+    _force_index_paths()
+
+    plan = nearest(Thought.objects.filter(owner=user), vectors[0].tolist(), 3).explain()
+
+    assert "Index Scan using thought_emb_384" in plan
+
+
+def test_nearest_returns_rows_ordered_by_distance_matching_exact_search():
+    vectors = _unit(200, 384)
+    rows = _entities(vectors, "e")
+    query = _unit(1, 384)[0]
+    _force_index_paths()
+
+    found = list(nearest(Entity.objects.all(), query.tolist(), 10))
+
+    exact = np.argsort(-(vectors @ query))[:10]
+    assert [e.pk for e in found] == [rows[i].pk for i in exact]
+    distances = [e.distance for e in found]
+    assert distances == sorted(distances)
+    for entity, i in zip(found, exact, strict=True):
+        assert entity.distance == pytest.approx(1 - float(vectors[i] @ query), abs=1e-5)
+        assert entity.similarity == pytest.approx(1 - entity.distance)
+
+
+def test_nearest_never_compares_rows_of_another_dimension():
+    small = _entities(_unit(5, 3), "small")
+    mid = _entities(_unit(5, 384), "mid")
+    big = _entities(_unit(5, 1536), "big")
+    Entity.objects.create(name="no-vector", entity_type="concept")
+
+    for rows, dim in ((small, 3), (mid, 384), (big, 1536)):
+        found = list(nearest(Entity.objects.all(), _unit(1, dim)[0].tolist(), 50))
+        assert {e.pk for e in found} == {e.pk for e in rows}
+
+
+def test_nearest_searches_an_unindexed_dimension_exactly():
+    vectors = _unit(30, 8)
+    rows = _entities(vectors, "e")
+    query = vectors[3]
+
+    qs = nearest(Entity.objects.all(), query.tolist(), 3)
+
+    assert qs[0].pk == rows[3].pk
+    assert "kg_entity_emb_" not in qs.explain()
+
+
+def test_nearest_rejects_an_empty_vector_and_returns_nothing_for_k_zero():
+    _entities(_unit(3, 384), "e")
+
+    with pytest.raises(ValueError, match="empty vector"):
+        nearest(Entity.objects.all(), [], 5)
+    assert list(nearest(Entity.objects.all(), _unit(1, 384)[0].tolist(), 0)) == []
