@@ -1,5 +1,79 @@
-"""Settings of the `thoughts` app, read from the environment (listed in .env.example)."""
+"""Settings of the `thoughts` app, read from the environment (listed in .env.example).
+
+Defaults follow specs/002 and the decisions in specs/README.md: the injection thresholds are the
+original code's (t1 0.60, t2 0.40, t3 0.25, floor 0.15), so a higher scale injects more and
+looser memories.
+"""
 
 from __future__ import annotations
 
+from django.core.exceptions import ImproperlyConfigured
+
 from legacymind.conf.env import env, env_bool, env_choice, env_float, env_int  # noqa: F401
+
+
+def _word_list(name: str, default: list[str]) -> list[str]:
+    items = [item.strip().lower() for item in env.list(name, default=default)]
+    items = [item for item in items if item]
+    if not items:
+        raise ImproperlyConfigured(f"{name} must list at least one item (comma separated)")
+    return items
+
+
+# Tags a thought may carry; others are dropped and reported in the response telemetry.
+SURR_THINK_TAG_WHITELIST = _word_list(
+    "SURR_THINK_TAG_WHITELIST", ["plan", "debug", "dx", "photography", "idea"]
+)
+
+# --- Memory injection ----------------------------------------------------------------------
+# Similarity thresholds per injection scale (1: 5 memories, 2: 10, 3: 20), and the floor used
+# when nothing passes the scale's threshold.
+SURR_INJECT_T1 = env_float("SURR_INJECT_T1", 0.60, low=0.0, high=1.0)
+SURR_INJECT_T2 = env_float("SURR_INJECT_T2", 0.40, low=0.0, high=1.0)
+SURR_INJECT_T3 = env_float("SURR_INJECT_T3", 0.25, low=0.0, high=1.0)
+SURR_INJECT_FLOOR = env_float("SURR_INJECT_FLOOR", 0.15, low=0.0, high=1.0)
+# Nearest neighbours the HNSW index returns per KG table before thresholds and re-ranking.
+# SURR_KG_CANDIDATES is the general pool; each think mode has its own (the original's per-tool
+# runtime defaults). pgvector's hnsw.ef_search tops out at 1000, hence the cap.
+SURR_KG_CANDIDATES = env_int("SURR_KG_CANDIDATES", 500, low=1, high=1000)
+SURR_KG_CANDIDATES_THINK_CONVO = env_int("SURR_KG_CANDIDATES_THINK_CONVO", 500, low=1, high=1000)
+SURR_KG_CANDIDATES_THINK_PLAN = env_int("SURR_KG_CANDIDATES_THINK_PLAN", 800, low=1, high=1000)
+SURR_KG_CANDIDATES_THINK_DEBUG = env_int("SURR_KG_CANDIDATES_THINK_DEBUG", 1000, low=1, high=1000)
+SURR_KG_CANDIDATES_THINK_BUILD = env_int("SURR_KG_CANDIDATES_THINK_BUILD", 400, low=1, high=1000)
+SURR_KG_CANDIDATES_THINK_STUCK = env_int("SURR_KG_CANDIDATES_THINK_STUCK", 600, low=1, high=1000)
+# hnsw.ef_search for injection and verification queries; 0 means "the pool size" (every
+# requested neighbour can come back). Lower trades recall for speed.
+SURR_INJECT_EF_SEARCH = env_int("SURR_INJECT_EF_SEARCH", 0, low=0, high=1000)
+# Apply the submode profile's threshold delta (sarcastic -0.05, empathetic +0.02).
+SURR_SUBMODE_RETRIEVAL = env_bool("SURR_SUBMODE_RETRIEVAL", False)
+# KG rows without a vector that one think request embeds (and saves) on the way.
+SURR_INJECT_BACKFILL_MAX = env_int("SURR_INJECT_BACKFILL_MAX", 32, low=0, high=2048)
+
+# Orbital relevance: how injected memories are ranked once they pass the threshold.
+# score = w_similarity*similarity + w_recency*recency + w_significance*significance
+#         + w_access*access, where recency = 0.5 ** (days since last use / half-life) and
+# access = log(1 + access_count) / log(1 + saturation), capped at 1.
+SURR_ORBITAL_W_SIMILARITY = env_float("SURR_ORBITAL_W_SIMILARITY", 0.60, low=0.0, high=10.0)
+SURR_ORBITAL_W_RECENCY = env_float("SURR_ORBITAL_W_RECENCY", 0.15, low=0.0, high=10.0)
+SURR_ORBITAL_W_SIGNIFICANCE = env_float("SURR_ORBITAL_W_SIGNIFICANCE", 0.15, low=0.0, high=10.0)
+SURR_ORBITAL_W_ACCESS = env_float("SURR_ORBITAL_W_ACCESS", 0.10, low=0.0, high=10.0)
+SURR_ORBITAL_HALF_LIFE_DAYS = env_float("SURR_ORBITAL_HALF_LIFE_DAYS", 30.0, low=0.01, high=36500)
+SURR_ORBITAL_ACCESS_SATURATION = env_int("SURR_ORBITAL_ACCESS_SATURATION", 50, low=1, high=10**6)
+
+# --- Hypothesis verification ---------------------------------------------------------------
+# Defaults for the request's verify_top_k, min_similarity and evidence_limit.
+SURR_VERIFY_TOPK = env_int("SURR_VERIFY_TOPK", 50, low=1, high=500)
+SURR_VERIFY_MIN_SIM = env_float("SURR_VERIFY_MIN_SIM", 0.60, low=0.0, high=1.0)
+SURR_VERIFY_EVIDENCE_LIMIT = env_int("SURR_VERIFY_EVIDENCE_LIMIT", 10, low=1, high=25)
+# Words that mark a piece of evidence as contradicting (whole words, case-insensitive);
+# a request's contradiction_patterns replace them.
+SURR_VERIFY_PATTERNS = _word_list(
+    "SURR_VERIFY_PATTERNS",
+    ["not", "no", "cannot", "false", "incorrect", "fails", "broken", "doesn't", "isn't", "won't"],
+)
+# Store the verification result on the thought.
+SURR_PERSIST_VERIFICATION = env_bool("SURR_PERSIST_VERIFICATION", True)
+
+# --- Cognitive frameworks ------------------------------------------------------------------
+# Run the framework analysis on conversational thoughts (question, conclude).
+SURR_THINK_ENHANCE = env_bool("SURR_THINK_ENHANCE", False)

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from thoughts.api.think import ThinkView
+
+urlpatterns = [
+    path("think", ThinkView.as_view(), name="think"),
+]

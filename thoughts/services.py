@@ -1,0 +1,186 @@
+"""Services of the thoughts app: the think pipeline (``thought_think``) and a plain embedded
+write for other pipelines (``thought_create``)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from legacymind.errors import Conflict
+from legacymind.providers.embeddings import EmbeddingProvider, fields_for, get_provider
+from thoughts.models import Thought
+from thoughts.think.continuity import Continuity, continuity_resolve
+from thoughts.think.frameworks import framework_analyze
+from thoughts.think.injection import Injection, memories_inject
+from thoughts.think.modes import MODE_DEFAULTS, ModeChoice, mode_select
+from thoughts.think.params import ThinkParams
+from thoughts.think.persist import thought_store
+from thoughts.think.verification import VerifyRequest, hypothesis_verify
+
+logger = logging.getLogger("thoughts.think")
+
+
+@dataclass
+class ThinkResult:
+    thought: Thought
+    choice: ModeChoice
+    continuity: Continuity
+    injection: Injection
+    provider: EmbeddingProvider
+    params: ThinkParams
+    verification: dict[str, Any] | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.marks: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def mark(self, name: str) -> None:
+        now = time.perf_counter()
+        self.marks[name] = round((now - self._last) * 1000, 3)
+        self._last = now
+
+
+def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
+    """Select the mode, embed, resolve links, inject memories, verify, analyse, and store the
+    thought in one transaction. An embedding failure raises (503) before anything is written."""
+    timer = _Timer()
+    choice = mode_select(content=params.content, hint=params.hint)
+    default_scale, default_significance = MODE_DEFAULTS[choice.mode]
+    scale = default_scale if params.injection_scale is None else params.injection_scale
+    significance = default_significance if params.significance is None else params.significance
+    thought_id = params.thought_id or uuid.uuid4()
+    if params.thought_id and Thought.objects.filter(id=thought_id).exists():
+        raise Conflict(
+            f"thought {thought_id} already exists", fields={"thought_id": [str(thought_id)]}
+        )
+    continuity = continuity_resolve(
+        owner=owner,
+        thought_id=thought_id,
+        links=params.links,
+        session_id=params.session_id,
+        chain_id=params.chain_id,
+        confidence=params.confidence,
+    )
+    timer.mark("links")
+
+    verify = params.needs_verification and params.hypothesis is not None
+    provider = get_provider()
+    texts = [params.content, params.hypothesis] if verify else [params.content]
+    # One call for the thought and its hypothesis: both succeed or nothing is stored.
+    vectors = provider.embed(texts)  # type: ignore[arg-type]
+    timer.mark("embed")
+
+    injection = memories_inject(
+        provider=provider,
+        vector=vectors[0],
+        scale=scale,
+        mode=choice.mode,
+        submode=params.submode,
+        owner_id=owner.pk,
+    )
+    timer.mark("inject")
+    verification = None
+    if verify:
+        verification = hypothesis_verify(
+            provider=provider,
+            vector=vectors[1],
+            request=VerifyRequest(
+                hypothesis=params.hypothesis or "",
+                top_k=params.verify_top_k,
+                min_similarity=params.min_similarity,
+                evidence_limit=params.evidence_limit,
+                patterns=params.contradiction_patterns,
+            ),
+            owner_id=owner.pk,
+        )
+        timer.mark("verify")
+    analysis = None
+    if settings.SURR_THINK_ENHANCE and choice.conversational:
+        analysis = framework_analyze(text=params.content, submode=params.submode)
+        timer.mark("frameworks")
+
+    thought = Thought(
+        id=thought_id,
+        owner=owner,
+        content=params.content,
+        mode=choice.mode,
+        origin=choice.origin,
+        injection_scale=injection.scale,
+        significance=significance,
+        tags=params.tags,
+        is_private=params.is_private,
+        submode=params.submode,
+        session_id=continuity.session_id,
+        chain_id=continuity.chain_id,
+        confidence=continuity.confidence,
+        previous_thought_id=continuity.links["previous_thought_id"],
+        revises_thought_id=continuity.links["revises_thought"],
+        branch_from_id=continuity.links["branch_from"],
+        injected_memories=[item.as_dict() for item in injection.memories],
+        enriched_content=injection.enriched,
+        framework_enhanced=analysis is not None,
+        framework_analysis=analysis,
+        verification=verification if settings.SURR_PERSIST_VERIFICATION else None,
+        **fields_for(provider, vectors[0]),
+    )
+    thought_store(thought=thought, injected=injection.memories)
+    timer.mark("store")
+    logger.info(
+        "think thought=%s mode=%s scale=%d injected=%d verified=%s ms=%s",
+        thought.id,
+        choice.mode,
+        injection.scale,
+        len(injection.memories),
+        verify,
+        timer.marks,
+    )
+    return ThinkResult(
+        thought=thought,
+        choice=choice,
+        continuity=continuity,
+        injection=injection,
+        provider=provider,
+        params=params,
+        verification=verification,
+        timings_ms=timer.marks,
+    )
+
+
+def thought_create(
+    *,
+    owner: Any,
+    content: str,
+    origin: str,
+    tags: list[str] | None = None,
+    is_private: bool = False,
+    significance: float = 0.5,
+    session_id: str | None = None,
+    chain_id: str | None = None,
+    previous_thought_id: uuid.UUID | None = None,
+    extract: bool = True,
+) -> Thought:
+    """Embed and store a thought without the think pipeline (no mode, injection or analysis),
+    for pipelines that write their own thoughts. Raises EmbeddingError (503) before writing."""
+    provider = get_provider()
+    vector = provider.embed([content])[0]
+    thought = Thought(
+        owner=owner,
+        content=content,
+        origin=origin,
+        tags=list(tags or []),
+        is_private=is_private,
+        significance=significance,
+        session_id=session_id,
+        chain_id=chain_id,
+        previous_thought_id=previous_thought_id,
+        **fields_for(provider, vector),
+    )
+    return thought_store(thought=thought, injected=[], extract=extract)

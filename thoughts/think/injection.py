@@ -1,0 +1,180 @@
+"""Memory injection (specs/002 "Memory Injection & Orbital Mechanics").
+
+Scale 0 injects nothing; scales 1/2/3 inject up to 5/10/20 memories whose similarity passes
+t1/t2/t3 (``SURR_INJECT_T1..T3``), shifted by the submode's delta when
+``SURR_SUBMODE_RETRIEVAL`` is on. When nothing passes, memories above ``SURR_INJECT_FLOOR``
+are used instead. Candidates are the nearest entities and observations from the HNSW index
+(a pool per think mode); thresholds apply to similarity, and the survivors are ranked by an
+orbital relevance that also weighs recency, significance and access (``SURR_ORBITAL_*``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.utils import timezone
+
+from legacymind.providers.embeddings import EmbeddingProvider
+from thoughts.think.frameworks.profiles import profile_for
+from thoughts.think.memories import Candidate, kg_backfill, kg_nearest
+
+SCALE_LIMITS = {1: 5, 2: 10, 3: 20}
+ENRICHED_MAX = 5  # memories listed in enriched_content, as in the original
+
+POOL_SETTINGS = {
+    "question": "SURR_KG_CANDIDATES_THINK_CONVO",
+    "conclude": "SURR_KG_CANDIDATES_THINK_CONVO",
+    "plan": "SURR_KG_CANDIDATES_THINK_PLAN",
+    "debug": "SURR_KG_CANDIDATES_THINK_DEBUG",
+    "build": "SURR_KG_CANDIDATES_THINK_BUILD",
+    "stuck": "SURR_KG_CANDIDATES_THINK_STUCK",
+}
+
+
+@dataclass
+class Injected:
+    candidate: Candidate
+    score: float
+    reason: str  # "threshold" | "floor"
+    rank: int
+
+    def as_dict(self) -> dict[str, Any]:
+        c = self.candidate
+        return {
+            "id": c.id,
+            "kind": c.kind,
+            "ref": c.ref,
+            "name": c.name,
+            "similarity": round(c.similarity, 4),
+            "score": round(self.score, 4),
+            "rank": self.rank,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class Injection:
+    scale: int
+    limit: int = 0
+    threshold: float | None = None
+    floor: float | None = None
+    submode_delta: float = 0.0
+    pool: int = 0
+    candidates: int = 0
+    backfilled: int = 0
+    used_floor: bool = False
+    memories: list[Injected] = field(default_factory=list)
+    enriched: str | None = None
+
+    def telemetry(self) -> dict[str, Any]:
+        return {
+            "scale": self.scale,
+            "limit": self.limit,
+            "threshold": self.threshold,
+            "floor": self.floor,
+            "submode_delta": self.submode_delta,
+            "pool": self.pool,
+            "candidates": self.candidates,
+            "backfilled": self.backfilled,
+            "used_floor": self.used_floor,
+        }
+
+
+def pool_for(mode: str) -> int:
+    name = POOL_SETTINGS.get(mode)
+    return int(getattr(settings, name)) if name else int(settings.SURR_KG_CANDIDATES)
+
+
+def threshold_for(scale: int, submode: str | None) -> tuple[float, float]:
+    """(threshold, submode delta) for a scale of 1..3."""
+    base = {1: settings.SURR_INJECT_T1, 2: settings.SURR_INJECT_T2, 3: settings.SURR_INJECT_T3}
+    threshold = float(base[scale])
+    delta = 0.0
+    if settings.SURR_SUBMODE_RETRIEVAL and submode:
+        delta = profile_for(submode).threshold_delta
+        threshold = min(max(threshold + delta, 0.0), 0.99)
+    return round(threshold, 6), delta
+
+
+def orbital_score(c: Candidate, now: datetime) -> float:
+    age_days = max((now - c.last_used).total_seconds(), 0.0) / 86400
+    recency = 0.5 ** (age_days / settings.SURR_ORBITAL_HALF_LIFE_DAYS)
+    saturation = settings.SURR_ORBITAL_ACCESS_SATURATION
+    access = min(1.0, math.log1p(c.access_count) / math.log1p(saturation))
+    return (
+        settings.SURR_ORBITAL_W_SIMILARITY * c.similarity
+        + settings.SURR_ORBITAL_W_RECENCY * recency
+        + settings.SURR_ORBITAL_W_SIGNIFICANCE * min(max(c.significance, 0.0), 1.0)
+        + settings.SURR_ORBITAL_W_ACCESS * access
+    )
+
+
+def select(
+    candidates: list[Candidate], *, threshold: float, floor: float, limit: int, now: datetime
+) -> tuple[list[Injected], bool]:
+    """Threshold on similarity (or the floor when nothing passes), then rank by orbital score."""
+    chosen = [c for c in candidates if c.similarity >= threshold]
+    reason = "threshold"
+    if not chosen:
+        chosen = [c for c in candidates if c.similarity >= floor]
+        reason = "floor"
+    scored = sorted(
+        ((orbital_score(c, now), c) for c in chosen),
+        key=lambda pair: (-pair[0], -pair[1].similarity, pair[1].kind, pair[1].id),
+    )
+    picked = [
+        Injected(candidate=c, score=score, reason=reason, rank=i + 1)
+        for i, (score, c) in enumerate(scored[:limit])
+    ]
+    return picked, reason == "floor" and bool(picked)
+
+
+def enriched_content(memories: list[Injected], submode: str | None) -> str | None:
+    """The spec's format: an optional submode line, then the first five memories."""
+    if not memories:
+        return None
+    lines = [f"Submode: {submode}"] if submode else []
+    lines.append("Nearby entities:")
+    for item in memories[:ENRICHED_MAX]:
+        c = item.candidate
+        label = c.label.strip().replace("\n", " ")[:120]
+        lines.append(f"- ({c.similarity:.2f}) {c.name}" + (f" [{label}]" if label else ""))
+    return "\n".join(lines) + "\n"
+
+
+def memories_inject(
+    *,
+    provider: EmbeddingProvider,
+    vector: np.ndarray,
+    scale: int,
+    mode: str,
+    submode: str | None,
+    owner_id: int | None,
+) -> Injection:
+    """Choose the memories for one thought. Reads only, apart from the vector backfill; the
+    caller stores the result and bumps access counts in the thought's own write."""
+    scale = min(max(scale, 0), 3)
+    result = Injection(scale=scale)
+    if scale == 0:
+        return result
+    result.limit = SCALE_LIMITS[scale]
+    result.threshold, result.submode_delta = threshold_for(scale, submode)
+    result.floor = float(settings.SURR_INJECT_FLOOR)
+    result.pool = pool_for(mode)
+    result.backfilled = kg_backfill(provider=provider, limit=settings.SURR_INJECT_BACKFILL_MAX)
+    candidates = kg_nearest(vector=vector.tolist(), k=result.pool, owner_id=owner_id)
+    result.candidates = len(candidates)
+    result.memories, result.used_floor = select(
+        candidates,
+        threshold=result.threshold,
+        floor=result.floor,
+        limit=result.limit,
+        now=timezone.now(),
+    )
+    result.enriched = enriched_content(result.memories, submode)
+    return result

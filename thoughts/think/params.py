@@ -1,0 +1,236 @@
+"""Validation and lenient clamping of the think parameters (specs/002 "Parameter Reference").
+
+Numbers are forgiving like the original's deserialisers: a JSON number or a numeric string is
+accepted and clamped into range (the clamp is reported in telemetry); anything else is a 400.
+Tags outside ``SURR_THINK_TAG_WHITELIST`` are dropped and reported, not rejected.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from legacymind.errors import ServiceError
+
+MAX_CONTENT_BYTES = 100 * 1024
+HINTS = ("debug", "build", "plan", "stuck", "question", "conclude")
+SUBMODES = ("sarcastic", "philosophical", "empathetic", "problem_solving")
+LINK_FIELDS = ("previous_thought_id", "revises_thought", "branch_from")
+MAX_ID_LENGTH = 128  # session_id / chain_id columns
+MAX_HYPOTHESIS_CHARS = 10_000
+MAX_PATTERNS = 50
+
+_LINK = re.compile(r"^(?:thoughts:)?([0-9a-fA-F-]{32,36})$")
+
+
+class ContentTooLarge(ServiceError):
+    error_code = "content_too_large"
+
+
+@dataclass
+class ThinkParams:
+    """The request after validation: every number in range, every link a UUID."""
+
+    content: str
+    hint: str | None = None
+    injection_scale: int | None = None
+    significance: float | None = None
+    tags: list[str] = field(default_factory=list)
+    tags_dropped: list[str] = field(default_factory=list)
+    verbose_analysis: bool = False
+    session_id: str | None = None
+    chain_id: str | None = None
+    links: dict[str, uuid.UUID | None] = field(default_factory=dict)
+    confidence: float | None = None
+    hypothesis: str | None = None
+    needs_verification: bool = False
+    verify_top_k: int = 50
+    min_similarity: float = 0.6
+    evidence_limit: int = 10
+    contradiction_patterns: list[str] | None = None
+    submode: str | None = None
+    is_private: bool = False
+    thought_id: uuid.UUID | None = None
+    clamped: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def parse_thought_id(value: str) -> uuid.UUID:
+    """``<uuid>`` or ``thoughts:<uuid>``; ValueError for anything else."""
+    match = _LINK.match(value.strip())
+    if not match:
+        raise ValueError(f"{value!r} is not a thought id (<uuid> or thoughts:<uuid>)")
+    return uuid.UUID(match.group(1))
+
+
+def _number(name: str, value: Any, errors: dict[str, list[str]]) -> float | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        errors[name] = ["must be a number"]
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        errors[name] = [f"{value!r} is not a number"]
+        return None
+    if not math.isfinite(number):
+        errors[name] = ["must be a finite number"]
+        return None
+    return number
+
+
+def _clamp(
+    name: str, number: float | None, low: float, high: float, clamped: dict[str, dict[str, Any]]
+) -> float | None:
+    if number is None:
+        return None
+    used = min(max(number, low), high)
+    if used != number:
+        clamped[name] = {"given": number, "used": used}
+    return used
+
+
+def _int_clamp(
+    name: str, number: float | None, low: int, high: int, clamped: dict[str, dict[str, Any]]
+) -> int | None:
+    if number is None:
+        return None
+    used = int(min(max(round(number), low), high))
+    if used != number:
+        clamped[name] = {"given": number, "used": used}
+    return used
+
+
+def _tags(raw: list[str] | None) -> tuple[list[str], list[str]]:
+    allowed = set(settings.SURR_THINK_TAG_WHITELIST)
+    kept: list[str] = []
+    dropped: list[str] = []
+    for tag in raw or []:
+        norm = tag.strip().lower()
+        if norm in allowed:
+            if norm not in kept:
+                kept.append(norm)
+        elif tag not in dropped:
+            dropped.append(tag)
+    return kept, dropped
+
+
+def _short_text(name: str, value: str | None, errors: dict[str, list[str]]) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if len(value) > MAX_ID_LENGTH:
+        errors[name] = [f"at most {MAX_ID_LENGTH} characters"]
+    return value or None
+
+
+def think_params(
+    *,
+    content: str,
+    hint: str | None = None,
+    injection_scale: Any = None,
+    tags: list[str] | None = None,
+    significance: Any = None,
+    verbose_analysis: bool = False,
+    session_id: str | None = None,
+    chain_id: str | None = None,
+    previous_thought_id: str | None = None,
+    revises_thought: str | None = None,
+    branch_from: str | None = None,
+    confidence: Any = None,
+    hypothesis: str | None = None,
+    needs_verification: bool = False,
+    verify_top_k: Any = None,
+    min_similarity: Any = None,
+    evidence_limit: Any = None,
+    contradiction_patterns: list[str] | None = None,
+    submode: str | None = None,
+    is_private: bool = False,
+    thought_id: str | None = None,
+) -> ThinkParams:
+    """Validate and clamp; raise one ServiceError naming every bad field."""
+    errors: dict[str, list[str]] = {}
+    if not content or not content.strip():
+        errors["content"] = ["must not be empty"]
+    elif len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
+        size = len(content.encode("utf-8"))
+        raise ContentTooLarge(
+            f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} (100 KB)",
+            fields={"content": [f"at most {MAX_CONTENT_BYTES} bytes"]},
+        )
+    clamped: dict[str, dict[str, Any]] = {}
+    numbers = {
+        name: _number(name, value, errors)
+        for name, value in (
+            ("injection_scale", injection_scale),
+            ("significance", significance),
+            ("confidence", confidence),
+            ("verify_top_k", verify_top_k),
+            ("min_similarity", min_similarity),
+            ("evidence_limit", evidence_limit),
+        )
+    }
+    links: dict[str, uuid.UUID | None] = {}
+    for name, raw in zip(
+        LINK_FIELDS, (previous_thought_id, revises_thought, branch_from), strict=True
+    ):
+        links[name] = None
+        if raw is not None and raw.strip():
+            try:
+                links[name] = parse_thought_id(raw)
+            except ValueError as exc:
+                errors[name] = [str(exc)]
+    own_id = None
+    if thought_id:
+        try:
+            own_id = parse_thought_id(thought_id)
+        except ValueError as exc:
+            errors["thought_id"] = [str(exc)]
+    norm_submode = submode.strip().lower().replace("-", "_") if submode else None
+    if norm_submode == "problemsolving":
+        norm_submode = "problem_solving"
+    if norm_submode is not None and norm_submode not in SUBMODES:
+        errors["submode"] = [f"must be one of {', '.join(SUBMODES)}"]
+    if hypothesis is not None and len(hypothesis) > MAX_HYPOTHESIS_CHARS:
+        errors["hypothesis"] = [f"at most {MAX_HYPOTHESIS_CHARS} characters"]
+    patterns = None
+    if contradiction_patterns:
+        patterns = [p.strip().lower() for p in contradiction_patterns if p.strip()][:MAX_PATTERNS]
+    session = _short_text("session_id", session_id, errors)
+    chain = _short_text("chain_id", chain_id, errors)
+    if errors:
+        first = next(iter(errors))
+        raise ServiceError(f"Invalid input. {first}: {errors[first][0]}", fields=errors)
+
+    kept, dropped = _tags(tags)
+    top_k = _int_clamp("verify_top_k", numbers["verify_top_k"], 1, 500, clamped)
+    limit = _int_clamp("evidence_limit", numbers["evidence_limit"], 1, 25, clamped)
+    min_sim = _clamp("min_similarity", numbers["min_similarity"], 0.0, 1.0, clamped)
+    return ThinkParams(
+        content=content,
+        hint=hint.strip().lower() if hint and hint.strip() else None,
+        injection_scale=_int_clamp("injection_scale", numbers["injection_scale"], 0, 3, clamped),
+        significance=_clamp("significance", numbers["significance"], 0.0, 1.0, clamped),
+        tags=kept,
+        tags_dropped=dropped,
+        verbose_analysis=verbose_analysis,
+        session_id=session,
+        chain_id=chain,
+        links=links,
+        confidence=_clamp("confidence", numbers["confidence"], 0.0, 1.0, clamped),
+        hypothesis=hypothesis.strip() if hypothesis and hypothesis.strip() else None,
+        needs_verification=needs_verification,
+        verify_top_k=settings.SURR_VERIFY_TOPK if top_k is None else top_k,
+        min_similarity=settings.SURR_VERIFY_MIN_SIM if min_sim is None else min_sim,
+        evidence_limit=settings.SURR_VERIFY_EVIDENCE_LIMIT if limit is None else limit,
+        contradiction_patterns=patterns or None,
+        submode=norm_submode,
+        is_private=is_private,
+        thought_id=own_id,
+        clamped=clamped,
+    )
