@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ValidationError
 from django.db.models import Case, F, FloatField, Q, QuerySet, When
 from django.db.models.functions import Cast, Left
 from pgvector.django import CosineDistance, VectorField
@@ -100,7 +101,7 @@ def thoughts_list(*, user: Viewer, filters: ThoughtFilters) -> QuerySet[Thought]
 def thought_get(*, user: Viewer, thought_id: uuid.UUID | str) -> Thought:
     try:
         return thoughts_visible_to(user).defer("embedding").get(pk=thought_id)
-    except (Thought.DoesNotExist, ValueError) as exc:
+    except (Thought.DoesNotExist, ValueError, ValidationError) as exc:  # a malformed id too
         raise NotFound("No such thought.") from exc
 
 
@@ -211,7 +212,16 @@ _RELATIONS = (
 )
 
 
-_CHAIN_FIELDS = "id created_at mode origin is_private confidence session_id chain_id".split()
+_CHAIN_FIELDS = [
+    "id",
+    "created_at",
+    "mode",
+    "origin",
+    "is_private",
+    "confidence",
+    "session_id",
+    "chain_id",
+]
 
 
 def _chain_rows(user: Viewer) -> QuerySet[Thought]:
