@@ -1,0 +1,154 @@
+"""Start-up configuration: a bad value stops the process with a message naming the variable,
+and REDIS_URL switches Celery and the cache between eager/database and Redis.
+
+Each case starts a fresh interpreter, as a deployment would. DATABASE_URL points at a closed
+port: loading settings never connects, so these tests neither need nor start a database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NO_DB = "postgres://nobody@127.0.0.1:9/none"
+PRINT_SETTINGS = """
+import json, django
+django.setup()
+from django.conf import settings as s
+print(json.dumps({
+    "eager": s.CELERY_TASK_ALWAYS_EAGER,
+    "broker": s.CELERY_BROKER_URL,
+    "backend": s.CELERY_RESULT_BACKEND,
+    "cache": s.CACHES["default"]["BACKEND"],
+    "cache_location": s.CACHES["default"].get("LOCATION"),
+    "debug": s.DEBUG,
+    "secret": s.SECRET_KEY,
+    "agent_secret": s.AGENT_STATE_SECRET,
+    "embedding_provider": s.EMBEDDING_PROVIDER,
+    "allowed_hosts": s.ALLOWED_HOSTS,
+}))
+"""
+
+
+def start(**overrides: str | None) -> subprocess.CompletedProcess[str]:
+    """Load the settings in a new process with a clean, production-like environment."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "DJANGO_SETTINGS_MODULE": "legacymind.settings",
+        "DJANGO_SECRET_KEY": "s3cret-for-tests",
+        "AGENT_STATE_SECRET": "agent-s3cret-for-tests",
+        "DATABASE_URL": NO_DB,
+    }
+    for name, value in overrides.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return subprocess.run(
+        [sys.executable, "-c", PRINT_SETTINGS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def loaded(**overrides: str | None) -> dict[str, object]:
+    proc = start(**overrides)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    ("overrides", "named"),
+    [
+        ({"EMBEDDING_PROVIDER": "bogus"}, "EMBEDDING_PROVIDER"),
+        ({"SURR_EMBED_RPS": "abc"}, "SURR_EMBED_RPS"),
+        ({"SURR_EMBED_RPS": "-1"}, "SURR_EMBED_RPS"),
+        ({"EMBEDDING_BATCH_SIZE": "many"}, "EMBEDDING_BATCH_SIZE"),
+        ({"DJANGO_SECRET_KEY": None}, "DJANGO_SECRET_KEY"),
+        ({"DJANGO_SECRET_KEY": ""}, "DJANGO_SECRET_KEY"),
+        ({"AGENT_STATE_SECRET": None}, "AGENT_STATE_SECRET"),
+        ({"EMBEDDING_PROVIDER": "openai"}, "OPENAI_API_KEY"),
+        ({"REDIS_URL": "http://127.0.0.1:6379"}, "REDIS_URL"),
+        ({"DATABASE_URL": "mysql://u:p@h/db"}, "DATABASE_URL"),
+        ({"LOG_LEVEL": "loud"}, "LOG_LEVEL"),
+        ({"TAU_HIGH": "1.5"}, "TAU_HIGH"),
+        ({"AGENT_POLICY": "greedy"}, "AGENT_POLICY"),
+        ({"KG_AUTO_EXTRACT": "maybe"}, "KG_AUTO_EXTRACT"),
+        ({"SURR_IV_HEURISTIC_MAX_ENTITIES": "2.5"}, "SURR_IV_HEURISTIC_MAX_ENTITIES"),
+    ],
+)
+def test_misconfiguration_stops_start_up_naming_the_variable(overrides, named):
+    proc = start(**overrides)
+    assert proc.returncode != 0
+    assert "ImproperlyConfigured" in proc.stderr
+    last_line = proc.stderr.strip().splitlines()[-1]
+    assert named in last_line, last_line
+
+
+def test_manage_check_fails_on_a_bad_value_too():
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "DJANGO_SECRET_KEY": "x",
+        "AGENT_STATE_SECRET": "y",
+        "DATABASE_URL": NO_DB,
+        "EMBEDDING_PROVIDER": "bogus",
+    }
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "EMBEDDING_PROVIDER='bogus' is not one of openai, local, hash" in proc.stderr
+
+
+def test_debug_mode_starts_without_secrets_using_dev_only_values():
+    values = loaded(DJANGO_DEBUG="1", DJANGO_SECRET_KEY=None, AGENT_STATE_SECRET=None)
+    assert values["debug"] is True
+    assert str(values["secret"]).startswith("dev-only")
+    assert str(values["agent_secret"]).startswith("dev-only")
+
+
+def test_production_values_are_taken_from_the_environment():
+    values = loaded(DJANGO_ALLOWED_HOSTS="legacymind.example.org,10.0.0.5")
+    assert values["debug"] is False
+    assert values["secret"] == "s3cret-for-tests"
+    assert values["agent_secret"] == "agent-s3cret-for-tests"
+    assert values["allowed_hosts"] == ["legacymind.example.org", "10.0.0.5"]
+
+
+def test_embedding_provider_defaults_to_local_and_to_openai_with_a_key():
+    assert loaded()["embedding_provider"] == "local"
+    assert loaded(OPENAI_API_KEY="sk-test")["embedding_provider"] == "openai"
+
+
+def test_without_redis_url_tasks_run_eagerly_and_the_cache_is_the_database():
+    values = loaded(REDIS_URL=None)
+    assert values["eager"] is True
+    assert values["broker"] == "memory://"
+    assert values["cache"] == "django.core.cache.backends.db.DatabaseCache"
+    assert values["cache_location"] == "legacymind_cache"
+
+
+def test_with_redis_url_celery_and_the_cache_use_redis():
+    url = "redis://127.0.0.1:6390/3"
+    values = loaded(REDIS_URL=url)
+    assert values["eager"] is False
+    assert values["broker"] == url
+    assert values["backend"] == url
+    assert values["cache"] == "django.core.cache.backends.redis.RedisCache"
+    assert values["cache_location"] == url
