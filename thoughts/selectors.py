@@ -271,9 +271,9 @@ def thought_chain(*, user: Viewer, thought: Thought, depth: int = 10) -> Chain:
     seen = {top.pk}
     for _ in range(ancestors + depth):
         nxt: dict[uuid.UUID, ChainNode] = {}
+        full = False
         for row in rows.filter(_links_into(frontier)).exclude(pk__in=seen):
-            if len(seen) >= CHAIN_MAX_NODES:
-                truncated = True
+            if full := len(seen) >= CHAIN_MAX_NODES:
                 break
             for name, relation, bucket in _RELATIONS:
                 parent_node = frontier.get(getattr(row, name))
@@ -283,7 +283,10 @@ def thought_chain(*, user: Viewer, thought: Thought, depth: int = 10) -> Chain:
                     nxt[row.pk] = node
                     seen.add(row.pk)
                     break
-        if not nxt or truncated:
+        if full:
+            truncated = True
+            break
+        if not nxt:
             break
         frontier = nxt
     else:
