@@ -1,0 +1,84 @@
+"""Re-embed thoughts and KG rows with the current embedding provider."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from legacymind import reembed
+from legacymind.errors import ServiceError
+
+
+class Command(BaseCommand):
+    help = (
+        "Embed rows whose vector is missing or from another provider/model/dimension "
+        "(or every row with --all) using the current EMBEDDING_PROVIDER. Safe to interrupt: "
+        "a second run finishes the rest."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--target", choices=reembed.TARGETS, default="all", help="which tables (all)"
+        )
+        parser.add_argument(
+            "--batch-size",
+            type=int,
+            default=reembed.DEFAULT_BATCH_SIZE,
+            help=f"rows per embedding call and write ({reembed.DEFAULT_BATCH_SIZE})",
+        )
+        parser.add_argument("--limit", type=int, help="at most this many rows in this run")
+        parser.add_argument(
+            "--all", action="store_true", dest="all_rows", help="re-embed every row"
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="count the rows it would embed, write nothing"
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        bar: tqdm[Any] | None = None
+
+        def progress(done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None:
+                bar = tqdm(total=total, desc="reembed", unit="row", file=self.stderr._out)
+            bar.update(done - bar.n)
+
+        try:
+            summary = reembed.rows_reembed(
+                target=opts["target"],
+                batch_size=opts["batch_size"],
+                limit=opts["limit"],
+                all_rows=opts["all_rows"],
+                dry_run=opts["dry_run"],
+                progress=progress,
+            )
+        except ServiceError as exc:
+            raise CommandError(exc.detail) from exc
+        finally:
+            if bar is not None:
+                bar.close()
+        self._report(summary)
+
+    def _report(self, summary: reembed.ReembedSummary) -> None:
+        using = f"{summary.provider} / {summary.model} / {summary.dim}-d"
+        scope = "every row" if summary.all_rows else "rows missing or from another model"
+        if summary.dry_run:
+            selected = sum(t.selected for t in summary.tables.values())
+            self.stdout.write(
+                f"Dry run: would re-embed {selected} row(s) ({scope}) with {using}; "
+                "nothing written."
+            )
+        else:
+            self.stdout.write(
+                f"Re-embedded {summary.rows} row(s) ({scope}) with {using} in "
+                f"{summary.seconds:.2f} s ({summary.rows_per_second:.1f} rows/s)."
+            )
+        for label, table in summary.tables.items():
+            self.stdout.write(
+                f"  {label}: {table.embedded} embedded, {table.selected} selected, "
+                f"{table.pending} pending at start"
+            )
+        if summary.remaining and not summary.dry_run:
+            self.stdout.write(f"{summary.remaining} row(s) still pending: run again to continue.")

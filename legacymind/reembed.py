@@ -1,0 +1,216 @@
+"""Re-embedding stored rows with the current provider: ``manage.py reembed`` and the
+``legacymind.rows_reembed`` task both call :func:`rows_reembed`.
+
+By default only rows whose provider, model or dimension differ from the current provider, or
+that have no vector, are embedded; ``all_rows`` redoes every row. Each batch is read, embedded
+and written in its own transaction, so an interrupted run keeps every finished batch and the
+next run picks up the rest. Rows being re-embedded are locked (``SKIP LOCKED``): a concurrent
+edit waits for the batch instead of being overwritten by a vector of its old text, and two runs
+share the work instead of doing it twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.db import models, transaction
+from django.utils import timezone
+
+from legacymind.errors import ServiceError
+from legacymind.providers.embeddings import EmbeddingError, EmbeddingProvider, get_provider
+from legacymind.vectors import vectors_store
+
+TARGETS = ("thoughts", "kg", "all")
+MAX_BATCH_SIZE = 2048
+DEFAULT_BATCH_SIZE = 256
+
+Progress = Callable[[int, int], None]
+"""Called with (rows done, rows this run will do): once before the first batch, then after
+every batch."""
+
+
+@dataclass(frozen=True)
+class _Table:
+    label: str
+    model: type[models.Model]
+    columns: tuple[str, ...]  # what the text needs: nothing else is read
+    text: Callable[[Any], str]
+
+
+def _tables(target: str) -> list[_Table]:
+    from kg.models import Entity, Observation
+    from thoughts.models import Thought
+
+    thoughts = [_Table("thoughts", Thought, ("content",), lambda t: t.content)]
+    kg = [
+        _Table("kg_entities", Entity, ("name", "entity_type"), lambda e: e.embedding_text()),
+        _Table(
+            "kg_observations", Observation, ("name", "description"), lambda o: o.embedding_text()
+        ),
+    ]
+    return {"thoughts": thoughts, "kg": kg, "all": thoughts + kg}[target]
+
+
+@dataclass
+class TableSummary:
+    pending: int  # rows needing an embedding when the run started (all rows with all_rows)
+    selected: int  # of those, the rows this run takes on (after limit)
+    embedded: int = 0
+
+
+@dataclass
+class ReembedSummary:
+    target: str
+    provider: str
+    model: str
+    dim: int
+    all_rows: bool
+    dry_run: bool
+    tables: dict[str, TableSummary] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def rows(self) -> int:
+        return sum(t.embedded for t in self.tables.values())
+
+    @property
+    def remaining(self) -> int:
+        return sum(t.pending - t.embedded for t in self.tables.values())
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.rows / self.seconds if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "rows": self.rows,
+            "remaining": self.remaining,
+            "rows_per_second": round(self.rows_per_second, 1),
+        }
+
+
+def stale_rows(provider: EmbeddingProvider) -> models.Q:
+    """Rows without a vector, or with one from another provider, model or dimension."""
+    current = models.Q(
+        embedding_provider=provider.name, embedding_model=provider.model, embedding_dim=provider.dim
+    )
+    return models.Q(embedding__isnull=True) | ~current
+
+
+def _validate(*, target: str, batch_size: int, limit: int | None) -> None:
+    if target not in TARGETS:
+        raise ServiceError(
+            f"target must be one of {', '.join(TARGETS)}, not {target!r}",
+            fields={"target": [f"one of {', '.join(TARGETS)}"]},
+        )
+    if not 1 <= batch_size <= MAX_BATCH_SIZE:
+        raise ServiceError(
+            f"batch_size must be between 1 and {MAX_BATCH_SIZE}, not {batch_size}",
+            fields={"batch_size": [f"1..{MAX_BATCH_SIZE}"]},
+        )
+    if limit is not None and limit < 1:
+        raise ServiceError(
+            f"limit must be at least 1 (or omitted for no limit), not {limit}",
+            fields={"limit": ["at least 1"]},
+        )
+
+
+def rows_reembed(
+    *,
+    target: str = "all",
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    limit: int | None = None,
+    all_rows: bool = False,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> ReembedSummary:
+    """Embed the rows of ``target`` with the current provider, ``batch_size`` rows at a time,
+    at most ``limit`` rows in all. ``dry_run`` counts and writes nothing."""
+    _validate(target=target, batch_size=batch_size, limit=limit)
+    provider = get_provider()
+    summary = ReembedSummary(
+        target=target,
+        provider=provider.name,
+        model=provider.model,
+        dim=provider.dim,
+        all_rows=all_rows,
+        dry_run=dry_run,
+    )
+    wanted = models.Q() if all_rows else stale_rows(provider)
+    tables = _tables(target)
+    budget = limit
+    for table in tables:
+        pending = table.model._default_manager.filter(wanted).count()
+        selected = pending if budget is None else min(pending, budget)
+        summary.tables[table.label] = TableSummary(pending=pending, selected=selected)
+        if budget is not None:
+            budget -= selected
+    if dry_run:
+        return summary
+
+    total = sum(t.selected for t in summary.tables.values())
+    done = 0
+    if progress:
+        progress(0, total)
+    started = time.perf_counter()
+    try:
+        for table in tables:
+            counts = summary.tables[table.label]
+            for written in _table_reembed(
+                table=table,
+                provider=provider,
+                wanted=wanted,
+                quota=counts.selected,
+                size=batch_size,
+            ):
+                counts.embedded += written
+                done += written
+                summary.seconds = time.perf_counter() - started
+                if progress:
+                    progress(done, total)
+    except EmbeddingError as exc:
+        raise EmbeddingError(
+            f"{exc.detail} ({done} rows were re-embedded before this; run again to resume)"
+        ) from exc
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _table_reembed(
+    *,
+    table: _Table,
+    provider: EmbeddingProvider,
+    wanted: models.Q,
+    quota: int,
+    size: int,
+) -> Any:
+    """Yield the number of rows written by each batch, walking the table in primary-key order
+    (keyset, so a batch never rescans rows already done or skipped)."""
+    manager = table.model._default_manager
+    last_pk: Any = None
+    while quota > 0:
+        with transaction.atomic():
+            batch_qs = manager.filter(wanted).order_by("pk").only("pk", *table.columns)
+            if last_pk is not None:
+                batch_qs = batch_qs.filter(pk__gt=last_pk)
+            rows = list(batch_qs.select_for_update(skip_locked=True)[: min(size, quota)])
+            if not rows:
+                return
+            vectors = provider.embed([table.text(row) for row in rows])
+            # One statement per batch; updated_at is left alone on purpose: the row's content
+            # did not change.
+            vectors_store(
+                model=table.model,
+                pks=[row.pk for row in rows],
+                matrix=vectors,
+                provider=provider.name,
+                model_name=provider.model,
+                embedded_at=timezone.now(),
+            )
+        last_pk = rows[-1].pk
+        quota -= len(rows)
+        yield len(rows)
