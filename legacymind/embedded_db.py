@@ -89,8 +89,11 @@ def _ensure_database(host: str) -> None:
     with psycopg.connect(host=host, user="postgres", dbname="postgres", autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
         if not exists:
-            # Another process may create it between our check and our CREATE.
-            with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+            # Another process may create it between our check and our CREATE; when both
+            # CREATEs run at once the loser gets a unique violation on pg_database instead.
+            with contextlib.suppress(
+                psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation
+            ):
                 conn.execute(f'CREATE DATABASE "{DB_NAME}"')
 
 
