@@ -101,7 +101,9 @@ def test_list_filters_tags_any_or_all(api, user):
 def test_list_filters_dates_inclusively_and_confidence_range(api, user):
     day = datetime(2025, 3, 10, tzinfo=UTC)
     early = ThoughtFactory(owner=user, created_at=day, confidence=0.2)
-    late = ThoughtFactory(owner=user, created_at=day + timedelta(hours=23, minutes=59), confidence=0.9)
+    late = ThoughtFactory(
+        owner=user, created_at=day + timedelta(hours=23, minutes=59), confidence=0.9
+    )
     ThoughtFactory(owner=user, created_at=day + timedelta(days=1), confidence=None)
     on_day = api.get(LIST, {"date_from": "2025-03-10", "date_to": "2025-03-10"})
     assert set(ids(on_day)) == {str(early.pk), str(late.pk)}
@@ -195,7 +197,13 @@ def test_detail_resolves_injected_memories_in_stored_order(api, user):
     thought = ThoughtFactory(
         owner=user,
         injected_memories=[
-            {"id": obs.pk, "kind": "observation", "similarity": 0.71, "rank": 1, "why": "threshold"},
+            {
+                "id": obs.pk,
+                "kind": "observation",
+                "similarity": 0.71,
+                "rank": 1,
+                "why": "threshold",
+            },
             {"id": entity.pk, "kind": "entity", "similarity": 0.6, "score": 0.5, "rank": 2},
             f"kg_entities:{gone_id}",
         ],
