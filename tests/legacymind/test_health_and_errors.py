@@ -1,0 +1,149 @@
+"""``/healthz`` and the error envelope, through real endpoints of the KG and agent APIs."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from kg.models import Entity
+from legacymind.providers import embeddings
+
+pytestmark = pytest.mark.django_db
+ENVELOPE = {"error_code", "detail", "fields"}
+
+
+def assert_envelope(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.content[:500]
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == ENVELOPE, body
+    assert body["error_code"] == code
+    assert isinstance(body["detail"], str) and body["detail"]
+    assert "Traceback" not in response.content.decode()
+    return body
+
+
+def dead_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])  # closed again: nothing listens there
+
+
+# --- /healthz --------------------------------------------------------------------------------
+def test_healthz_is_public_and_reports_database_and_pgvector(anon_api):
+    response = anon_api.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["checks"]["database"].startswith("ok (pgvector 0.")
+    assert body["checks"]["redis"] == "not configured"
+
+
+def test_healthz_reports_the_installed_pgvector_version(anon_api):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        installed = cursor.fetchone()[0]
+    # The embedded pgserver ships pgvector 0.6.x; docker-compose's pgvector/pgvector:pg16 >= 0.8.
+    assert anon_api.get("/healthz").json()["checks"]["database"] == f"ok (pgvector {installed})"
+
+
+def test_healthz_is_503_naming_redis_when_redis_is_down(anon_api, settings):
+    settings.REDIS_URL = f"redis://127.0.0.1:{dead_port()}/0"
+    response = anon_api.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["checks"]["redis"].startswith("error: ")
+    assert body["checks"]["database"].startswith("ok")
+
+
+def test_healthz_rejects_other_methods(anon_api):
+    assert anon_api.post("/healthz").status_code == 405
+
+
+# --- the envelope, status by status ------------------------------------------------------------
+def test_400_names_the_bad_field_and_writes_nothing(mod_api):
+    before = Entity.objects.count()
+    response = mod_api.post(
+        "/api/v1/kg/entities/", {"entity_type": "service", "aliases": "x"}, format="json"
+    )
+    body = assert_envelope(response, 400, "invalid")
+    assert "name" in body["fields"]
+    assert Entity.objects.count() == before
+
+
+def test_400_for_a_malformed_json_body(mod_api):
+    response = mod_api.generic(
+        "POST", "/api/v1/kg/entities/", "{not json", content_type="application/json"
+    )
+    assert_envelope(response, 400, "parse_error")
+
+
+def test_401_without_credentials(anon_api):
+    assert_envelope(anon_api.get("/api/v1/kg/entities/"), 401, "not_authenticated")
+
+
+def test_401_with_a_wrong_token(anon_api):
+    anon_api.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    assert_envelope(anon_api.get("/api/v1/kg/entities/"), 401, "authentication_failed")
+
+
+def test_403_when_a_non_moderator_opens_the_queue(api):
+    assert_envelope(api.get("/api/v1/kg/candidates/"), 403, "permission_denied")
+
+
+def test_403_when_a_non_moderator_writes_the_graph_and_nothing_is_written(api):
+    response = api.post("/api/v1/kg/entities/", {"name": "nope"}, format="json")
+    assert_envelope(response, 403, "permission_denied")
+    assert not Entity.objects.filter(name="nope").exists()
+
+
+def test_404_for_a_missing_row(api):
+    assert_envelope(api.get("/api/v1/kg/entities/987654321/"), 404, "not_found")
+
+
+def test_405_for_a_method_the_endpoint_does_not_have(mod_api):
+    body = assert_envelope(mod_api.get("/api/v1/kg/candidates/decide"), 405, "method_not_allowed")
+    assert "GET" in body["detail"]
+
+
+def test_429_when_the_agent_rate_is_exceeded(anon_api, settings):
+    settings.AGENT_RATE_PER_MINUTE = 1
+    entry = {"journal_entry": {"text": "I keep saying yes to meetings I do not want."}}
+    statuses = []
+    # Three calls: at most one minute boundary falls between them.
+    for _ in range(3):
+        response = anon_api.post("/reflections", entry, format="json")
+        statuses.append(response.status_code)
+        if response.status_code == 429:
+            break
+    assert statuses[0] == 200
+    assert_envelope(response, 429, "rate_limited")
+
+
+def test_503_when_the_embedding_provider_fails(api, settings, openai_stub):
+    settings.EMBEDDING_PROVIDER = "openai"
+    settings.OPENAI_API_KEY = "sk-test"
+    settings.OPENAI_BASE_URL = openai_stub.base_url
+    settings.EMBEDDING_MAX_RETRIES = 0
+    embeddings._cached.cache_clear()
+    openai_stub.fail_next(500)
+    response = api.get("/api/v1/kg/search/", {"q": "session store"})
+    body = assert_envelope(response, 503, "embedding_unavailable")
+    assert "openai" in body["detail"]
+    assert len(openai_stub.requests) == 1
+
+
+def test_api_404_is_json_not_an_html_page(api):
+    for path in ("/api/nothing-here", "/api/v1/kg/nothing-here/", "/api/v9/"):
+        body = assert_envelope(api.get(path), 404, "not_found")
+        assert body["detail"] == "Not found."
+
+
+def test_404_outside_the_api_stays_a_page(client):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert not response["Content-Type"].startswith("application/json")
