@@ -65,9 +65,12 @@ pytest: install system-deps
 
 test: install system-deps setup lint typecheck pytest
 
+# retrieval and reembed work in their own database (bench_legacymind), never the dev data.
 bench: install
 	$(TEST_ENV) $(PY) bench/retrieval.py
 	$(TEST_ENV) $(PY) bench/reembed.py
+	$(TEST_ENV) $(PY) bench/kg_extract.py
+	$(TEST_ENV) EMBEDDING_PROVIDER=local $(PY) bench/crux.py
 
 db-stop:
 	@$(PY) -m legacymind.embedded_db stop var/pgdata

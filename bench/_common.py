@@ -1,0 +1,82 @@
+"""Shared set-up of the database benchmarks (retrieval, reembed).
+
+They run against their own database, ``bench_legacymind`` on the same server (the embedded one
+in var/pgdata, or DATABASE_URL's), created and migrated on first use and emptied of the tables
+they fill: the dev data in ``legacymind`` is never touched. ``BENCH_DATABASE_NAME`` names
+another database.
+
+Import this module before anything from Django: it sets Django up.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "legacymind.settings")
+os.environ.setdefault("DJANGO_DEBUG", "1")
+
+import django  # noqa: E402
+
+django.setup()
+
+import numpy as np  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+BENCH_DB = os.environ.get("BENCH_DATABASE_NAME", "bench_legacymind")
+
+
+def use_bench_database() -> str:
+    """Point the default connection at the bench database (created and migrated if needed)."""
+    # DEBUG keeps every query in memory and slows each one: never while measuring.
+    settings.DEBUG = False
+    if connection.settings_dict["NAME"] == BENCH_DB:
+        raise SystemExit(f"refusing to benchmark in the application database {BENCH_DB!r}")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB])
+        if cursor.fetchone() is None:
+            cursor.execute(f"CREATE DATABASE {connection.ops.quote_name(BENCH_DB)}")
+    connection.close()
+    settings.DATABASES["default"]["NAME"] = BENCH_DB
+    connection.settings_dict["NAME"] = BENCH_DB
+    call_command("migrate", verbosity=0, interactive=False)
+    return BENCH_DB
+
+
+def raw_connection() -> Any:
+    """A separate psycopg connection to the bench database with pgvector's adapters (binary
+    COPY of vectors); Django's own connection keeps its text adapters."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    conn = psycopg.connect(**params, autocommit=True)
+    register_vector(conn)
+    return conn
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def median(values: list[float]) -> float:
+    return float(statistics.median(values))
+
+
+def ratio(ours: float, base: float) -> str:
+    return f"{ours / base:.2f}x" if base else "n/a"
+
+
+def machine() -> str:
+    import platform
+
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
