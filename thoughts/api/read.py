@@ -249,7 +249,8 @@ class ThoughtDetailOut(ThoughtOut):
                     "kind": memory.kind,
                     "id": memory.id,
                     "available": row is not None,
-                    "name": row.name if row is not None else extra.get("name"),
+                    # Not the name stored at injection time: the row may be hidden from this viewer.
+                    "name": row.name if row is not None else None,
                     "entity_type": getattr(row, "entity_type", None),
                     "description": row.description if row is not None else None,
                     **{key: extra.get(key) for key in ("similarity", "score", "rank", "why")},
