@@ -18,7 +18,8 @@ _STOPWORDS = """a about above after again against all also am an and any are as 
     they this those through to too under until up very was we were what when where which while
     who whom why will with would you your yours i'm it's don't can't won't isn't doesn't
     really thing things something maybe still even much many get got make made like want need
-    think know trying try going way use used using one two well"""
+    think know trying try going way use used using one two well says said fails failed
+    matters seems feel feels"""
 STOPWORDS = frozenset(_STOPWORDS.split())
 
 
