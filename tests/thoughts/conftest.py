@@ -41,6 +41,12 @@ def embedded(vector: np.ndarray) -> dict[str, Any]:
     }
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    """The shared user fixtures hash a password each; PBKDF2 dominated these tests' setup."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 MemoryMaker = Callable[..., Entity | Observation]
 
 
