@@ -82,4 +82,5 @@ class Thought(EmbeddedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.content[:60]}"
+        # Shown by the admin wherever a thought is named; a private one keeps its words.
+        return "(private thought)" if self.is_private else self.content[:60]

@@ -1,0 +1,93 @@
+"""The Thought admin through its real pages, logged in as a superuser."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from tests.thoughts.factories_read import ThoughtFactory
+from thoughts.models import Thought
+
+pytestmark = pytest.mark.django_db
+CHANGELIST = reverse("admin:thoughts_thought_changelist")
+
+
+@pytest.fixture
+def admin_client(db: None) -> Client:
+    root = User.objects.create_superuser("root", password="pw-root")
+    client = Client()
+    client.force_login(root)
+    return client
+
+
+def listed(resp) -> list[Thought]:
+    assert resp.status_code == 200
+    return list(resp.context["cl"].result_list)
+
+
+def change_page(thought) -> str:
+    return reverse("admin:thoughts_thought_change", args=[thought.pk])
+
+
+def test_changelist_filters_by_mode_origin_privacy_and_date(admin_client, user, other_user):
+    plan = ThoughtFactory(owner=user, mode="plan", origin="tool")
+    secret = ThoughtFactory(owner=other_user, mode="question", is_private=True)
+    old = ThoughtFactory(owner=user, mode="question", created_at=datetime(2024, 1, 5, tzinfo=UTC))
+    assert len(listed(admin_client.get(CHANGELIST))) == 3
+    assert listed(admin_client.get(CHANGELIST, {"mode": "plan"})) == [plan]
+    assert listed(admin_client.get(CHANGELIST, {"origin": "tool"})) == [plan]
+    assert listed(admin_client.get(CHANGELIST, {"is_private__exact": "1"})) == [secret]
+    in_2024 = {
+        "created_at__gte": "2024-01-01 00:00:00+00:00",
+        "created_at__lt": "2025-01-01 00:00:00+00:00",
+    }
+    assert listed(admin_client.get(CHANGELIST, in_2024)) == [old]
+
+
+def test_search_matches_content_but_never_the_words_of_a_private_thought(admin_client, user):
+    public = ThoughtFactory(owner=user, content="The cache stampede after deploys")
+    ThoughtFactory(owner=user, content="The cache of letters I never sent", is_private=True)
+    by_session = ThoughtFactory(owner=user, is_private=True, session_id="cache-review")
+    assert set(listed(admin_client.get(CHANGELIST, {"q": "cache"}))) == {public, by_session}
+
+
+def test_private_content_is_not_shown_in_the_list_or_the_page(admin_client, other_user):
+    secret = ThoughtFactory(owner=other_user, content="My diagnosis, told no one", is_private=True)
+    page = admin_client.get(CHANGELIST)
+    assert b"diagnosis" not in page.content
+    assert b"visible only to its owner" in page.content
+    detail = admin_client.get(change_page(secret))
+    assert detail.status_code == 200
+    assert b"diagnosis" not in detail.content
+
+
+def test_change_page_shows_embedding_metadata_and_links_to_neighbours(admin_client, user):
+    head = ThoughtFactory(owner=user, content="Head of the line")
+    pending = uuid.uuid4()
+    thought = ThoughtFactory(
+        owner=user, content="Middle", previous_thought=head, revises_thought_id=pending
+    )
+    after = ThoughtFactory(owner=user, content="After the middle", previous_thought=thought)
+    branch = ThoughtFactory(owner=user, content="A side road", branch_from=thought)
+    resp = admin_client.get(change_page(thought))
+    assert resp.status_code == 200
+    html = resp.content.decode()
+    assert "feature-hash-384" in html
+    assert "Embedding" in html
+    for neighbour in (head, after, branch):
+        assert change_page(neighbour) in html
+    assert f"{pending} (not written yet)" in html
+    assert 'name="content"' not in html  # read-only: no form field to edit the text
+
+
+def test_thoughts_cannot_be_added_or_edited_in_the_admin(admin_client, user):
+    thought = ThoughtFactory(owner=user, content="original words")
+    assert admin_client.get(reverse("admin:thoughts_thought_add")).status_code == 403
+    admin_client.post(change_page(thought), {"content": "changed"})
+    thought.refresh_from_db()
+    assert thought.content == "original words"
