@@ -6,15 +6,10 @@ is a 404 like a missing one; bad filter values are a 400 envelope naming the fie
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import asdict
-from datetime import datetime, time
 from typing import Any
 
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -22,155 +17,28 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from thoughts import selectors
+from thoughts.api.read_inputs import ChainInput, SearchInput, ThoughtFilterInput
 from thoughts.models import Thought
-from thoughts.selectors import Chain, ChainNode, ThoughtFilters
-
-
-# --- input ------------------------------------------------------------------------------------
-@extend_schema_field(OpenApiTypes.STR)
-class ThoughtRefField(serializers.Field):  # type: ignore[type-arg]
-    default_error_messages = {"invalid": "Expected a thought id: <uuid> or thoughts:<uuid>."}
-
-    def to_internal_value(self, data: Any) -> uuid.UUID:
-        try:
-            return uuid.UUID(str(data).strip().removeprefix("thoughts:"))
-        except ValueError:
-            self.fail("invalid")
-            raise  # unreachable: fail() raises
-
-    def to_representation(self, value: Any) -> str:
-        return str(value)
-
-
-@extend_schema_field(OpenApiTypes.STR)
-class DateBoundField(serializers.Field):  # type: ignore[type-arg]
-    """``YYYY-MM-DD`` (the whole day, in the server's time zone) or an ISO 8601 date-time."""
-
-    default_error_messages = {"invalid": "Expected YYYY-MM-DD or an ISO 8601 date-time."}
-
-    def __init__(self, *, end_of_day: bool, **kwargs: Any) -> None:
-        self.end_of_day = end_of_day
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> datetime:
-        text = str(data).strip()
-        try:
-            day = parse_date(text)
-            moment = parse_datetime(text) if day is None else None
-        except ValueError:  # well-formed but impossible, e.g. 2025-02-30
-            day = moment = None
-        if day is not None:
-            moment = datetime.combine(day, time.max if self.end_of_day else time.min)
-        if moment is None:
-            self.fail("invalid")
-            raise AssertionError("unreachable")
-        return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
-
-    def to_representation(self, value: Any) -> str:
-        return str(value)
-
-
-class ClampedIntegerField(serializers.IntegerField):
-    """Lenient like the original tools: a number out of range is clamped, not refused."""
-
-    def __init__(self, *, low: int, high: int, **kwargs: Any) -> None:
-        self.low, self.high = low, high
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> int:
-        return max(self.low, min(self.high, super().to_internal_value(data)))
-
-
-class ClampedFloatField(serializers.FloatField):
-    def __init__(self, *, low: float, high: float, **kwargs: Any) -> None:
-        self.low, self.high = low, high
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> float:
-        return max(self.low, min(self.high, super().to_internal_value(data)))
-
-
-class TagsField(serializers.ListField):
-    """Tags as a JSON list, repeated query parameters, or one comma-separated value."""
-
-    child = serializers.RegexField(r"^[\w.-]{1,64}$")
-
-    def to_internal_value(self, data: Any) -> list[str]:
-        if isinstance(data, str):
-            data = [data]
-        if isinstance(data, list) and all(isinstance(item, str) for item in data):
-            data = [tag.strip() for item in data for tag in item.split(",") if tag.strip()]
-        return super().to_internal_value(data)
-
-
-class ThoughtFilterInput(serializers.Serializer[Any]):
-    session_id = serializers.CharField(max_length=128, required=False)
-    chain_id = serializers.CharField(max_length=128, required=False)
-    previous_thought_id = ThoughtRefField(required=False)
-    revises_thought = ThoughtRefField(required=False)
-    branch_from = ThoughtRefField(required=False)
-    origin = serializers.ChoiceField(choices=Thought.Origin.choices, required=False)
-    mode = serializers.RegexField(r"^[a-z_]{1,32}$", required=False)
-    tags = TagsField(required=False, help_text="Comma-separated, repeated, or a JSON list.")
-    tags_match = serializers.ChoiceField(choices=["any", "all"], default="any")
-    date_from = DateBoundField(end_of_day=False, required=False, help_text="Inclusive.")
-    date_to = DateBoundField(end_of_day=True, required=False, help_text="Inclusive.")
-    confidence_gte = ClampedFloatField(low=0.0, high=1.0, required=False)
-    confidence_lte = ClampedFloatField(low=0.0, high=1.0, required=False)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        start, end = attrs.get("date_from"), attrs.get("date_to")
-        if start is not None and end is not None and start > end:
-            raise serializers.ValidationError({"date_from": "date_from is after date_to."})
-        low, high = attrs.get("confidence_gte"), attrs.get("confidence_lte")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError(
-                {"confidence_gte": "confidence_gte is above confidence_lte."}
-            )
-        return attrs
-
-    def filters(self) -> ThoughtFilters:
-        data = self.validated_data
-        return ThoughtFilters(
-            **{name: data.get(name) for name in _DIRECT},
-            tags=tuple(data.get("tags") or ()),
-            tags_match=data["tags_match"],
-            created_gte=data.get("date_from"),
-            created_lte=data.get("date_to"),
-        )
-
-
-_DIRECT = (
-    "session_id", "chain_id", "previous_thought_id", "revises_thought", "branch_from", "origin",
-    "mode", "confidence_gte", "confidence_lte",
-)  # fmt: skip
-
-
-class SearchInput(ThoughtFilterInput):
-    query = serializers.CharField(max_length=10_000, help_text="Text to embed and search for.")
-    target = serializers.ChoiceField(
-        choices=selectors.SEARCH_TARGETS,
-        default="mixed",
-        help_text="KG memories (entity, observation, mixed = both) or only thoughts.",
-    )
-    include_thoughts = serializers.BooleanField(
-        default=False, help_text="Also search your thoughts (implied by target=thoughts)."
-    )
-    top_k_memories = ClampedIntegerField(low=1, high=50, default=10, help_text="1-50.")
-    top_k_thoughts = ClampedIntegerField(low=1, high=50, default=5, help_text="1-50.")
-    sim_thresh = ClampedFloatField(low=0.0, high=1.0, default=0.0, help_text="0-1, inclusive.")
-    order = serializers.ChoiceField(
-        choices=selectors.SEARCH_ORDERS,
-        required=False,
-        help_text="Of thoughts. Default: created_at_asc with session_id/chain_id, else similarity.",
-    )
-
-
-class ChainInput(serializers.Serializer[Any]):
-    depth = serializers.IntegerField(min_value=1, max_value=selectors.CHAIN_MAX_DEPTH, default=10)
+from thoughts.selectors import Chain, ChainNode
 
 
 # --- output -----------------------------------------------------------------------------------
+class ErrorOut(serializers.Serializer[Any]):
+    """The error envelope of ``legacymind.errors``."""
+
+    error_code = serializers.CharField()
+    detail = serializers.CharField()
+    fields = serializers.DictField(help_text="Field name → messages, for 400s.")  # type: ignore[assignment]
+
+
+ERRORS = {
+    400: OpenApiResponse(ErrorOut, description="A parameter is invalid; `fields` names it."),
+    401: OpenApiResponse(ErrorOut, description="Not authenticated."),
+}
+NOT_FOUND = {404: OpenApiResponse(ErrorOut, description="No such thought, or not yours.")}
+EMBEDDING_DOWN = {503: OpenApiResponse(ErrorOut, description="The query could not be embedded.")}
+
+
 class ThoughtOut(serializers.ModelSerializer[Thought]):
     previous_thought_id = serializers.UUIDField(allow_null=True, read_only=True)
     revises_thought_id = serializers.UUIDField(allow_null=True, read_only=True)
@@ -347,7 +215,9 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     serializer_class = ThoughtOut
     lookup_value_regex = "[^/]+"
 
-    @extend_schema(parameters=[ThoughtFilterInput])
+    @extend_schema(
+        parameters=[ThoughtFilterInput], responses={200: ThoughtOut(many=True), **ERRORS}
+    )
     def list(self, request: Request) -> Response:
         query = ThoughtFilterInput(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -355,7 +225,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(ThoughtOut(page, many=True).data)
 
-    @extend_schema(responses=ThoughtDetailOut)
+    @extend_schema(responses={200: ThoughtDetailOut, **ERRORS, **NOT_FOUND})
     def retrieve(self, request: Request, pk: str) -> Response:
         thought = selectors.thought_get(user=request.user, thought_id=pk)
         context = {
@@ -364,7 +234,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         }
         return Response(ThoughtDetailOut(thought, context=context).data)
 
-    @extend_schema(parameters=[ChainInput], responses=ChainOut)
+    @extend_schema(parameters=[ChainInput], responses={200: ChainOut, **ERRORS, **NOT_FOUND})
     @action(detail=True, methods=["get"])
     def chain(self, request: Request, pk: str) -> Response:
         query = ChainInput(data=request.query_params)
@@ -402,7 +272,7 @@ def _thought_hit(hit: selectors.Hit) -> dict[str, Any]:
 class SearchView(APIView):
     """``legacymind_search``: KG memories and, on request, your thoughts nearest to a text."""
 
-    @extend_schema(request=SearchInput, responses=SearchOut)
+    @extend_schema(request=SearchInput, responses={200: SearchOut, **ERRORS, **EMBEDDING_DOWN})
     def post(self, request: Request) -> Response:
         data = SearchInput(data=request.data)
         data.is_valid(raise_exception=True)

@@ -1,0 +1,164 @@
+"""Input of the thought read endpoints: the list filters (also search's), search and chain.
+
+Numbers follow the original tools' leniency: numeric strings are accepted and values out of
+range are clamped. Anything else that is not understood is a 400 naming the field.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, time
+from typing import Any
+
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from thoughts import selectors
+from thoughts.models import Thought
+from thoughts.selectors import ThoughtFilters
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class ThoughtRefField(serializers.Field):  # type: ignore[type-arg]
+    default_error_messages = {"invalid": "Expected a thought id: <uuid> or thoughts:<uuid>."}
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        try:
+            return uuid.UUID(str(data).strip().removeprefix("thoughts:"))
+        except ValueError:
+            self.fail("invalid")
+            raise  # unreachable: fail() raises
+
+    def to_representation(self, value: Any) -> str:
+        return str(value)
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class DateBoundField(serializers.Field):  # type: ignore[type-arg]
+    """``YYYY-MM-DD`` (the whole day, in the server's time zone) or an ISO 8601 date-time."""
+
+    default_error_messages = {"invalid": "Expected YYYY-MM-DD or an ISO 8601 date-time."}
+
+    def __init__(self, *, end_of_day: bool, **kwargs: Any) -> None:
+        self.end_of_day = end_of_day
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> datetime:
+        text = str(data).strip()
+        try:
+            day = parse_date(text)
+            moment = parse_datetime(text) if day is None else None
+        except ValueError:  # well-formed but impossible, e.g. 2025-02-30
+            day = moment = None
+        if day is not None:
+            moment = datetime.combine(day, time.max if self.end_of_day else time.min)
+        if moment is None:
+            self.fail("invalid")
+            raise AssertionError("unreachable")
+        return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
+
+    def to_representation(self, value: Any) -> str:
+        return str(value)
+
+
+class ClampedIntegerField(serializers.IntegerField):
+    """Lenient like the original tools: a number out of range is clamped, not refused."""
+
+    def __init__(self, *, low: int, high: int, **kwargs: Any) -> None:
+        self.low, self.high = low, high
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        return max(self.low, min(self.high, super().to_internal_value(data)))
+
+
+class ClampedFloatField(serializers.FloatField):
+    def __init__(self, *, low: float, high: float, **kwargs: Any) -> None:
+        self.low, self.high = low, high
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> float:
+        return max(self.low, min(self.high, super().to_internal_value(data)))
+
+
+class TagsField(serializers.ListField):
+    """Tags as a JSON list, repeated query parameters, or one comma-separated value."""
+
+    child = serializers.RegexField(r"^[\w.-]{1,64}$")
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        if isinstance(data, str):
+            data = [data]
+        if isinstance(data, list) and all(isinstance(item, str) for item in data):
+            data = [tag.strip() for item in data for tag in item.split(",") if tag.strip()]
+        return super().to_internal_value(data)
+
+
+class ThoughtFilterInput(serializers.Serializer[Any]):
+    session_id = serializers.CharField(max_length=128, required=False)
+    chain_id = serializers.CharField(max_length=128, required=False)
+    previous_thought_id = ThoughtRefField(required=False)
+    revises_thought = ThoughtRefField(required=False)
+    branch_from = ThoughtRefField(required=False)
+    origin = serializers.ChoiceField(choices=Thought.Origin.choices, required=False)
+    mode = serializers.RegexField(r"^[a-z_]{1,32}$", required=False)
+    tags = TagsField(required=False, help_text="Comma-separated, repeated, or a JSON list.")
+    tags_match = serializers.ChoiceField(choices=["any", "all"], default="any")
+    date_from = DateBoundField(end_of_day=False, required=False, help_text="Inclusive.")
+    date_to = DateBoundField(end_of_day=True, required=False, help_text="Inclusive.")
+    confidence_gte = ClampedFloatField(low=0.0, high=1.0, required=False)
+    confidence_lte = ClampedFloatField(low=0.0, high=1.0, required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        start, end = attrs.get("date_from"), attrs.get("date_to")
+        if start is not None and end is not None and start > end:
+            raise serializers.ValidationError({"date_from": "date_from is after date_to."})
+        low, high = attrs.get("confidence_gte"), attrs.get("confidence_lte")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError(
+                {"confidence_gte": "confidence_gte is above confidence_lte."}
+            )
+        return attrs
+
+    def filters(self) -> ThoughtFilters:
+        data = self.validated_data
+        return ThoughtFilters(
+            **{name: data.get(name) for name in _DIRECT},
+            tags=tuple(data.get("tags") or ()),
+            tags_match=data["tags_match"],
+            created_gte=data.get("date_from"),
+            created_lte=data.get("date_to"),
+        )
+
+
+_DIRECT = (
+    "session_id", "chain_id", "previous_thought_id", "revises_thought", "branch_from", "origin",
+    "mode", "confidence_gte", "confidence_lte",
+)  # fmt: skip
+
+
+class SearchInput(ThoughtFilterInput):
+    query = serializers.CharField(max_length=10_000, help_text="Text to embed and search for.")
+    target = serializers.ChoiceField(
+        choices=selectors.SEARCH_TARGETS,
+        default="mixed",
+        help_text="KG memories (entity, observation, mixed = both) or only thoughts.",
+    )
+    include_thoughts = serializers.BooleanField(
+        default=False, help_text="Also search your thoughts (implied by target=thoughts)."
+    )
+    top_k_memories = ClampedIntegerField(low=1, high=50, default=10, help_text="1-50.")
+    top_k_thoughts = ClampedIntegerField(low=1, high=50, default=5, help_text="1-50.")
+    sim_thresh = ClampedFloatField(low=0.0, high=1.0, default=0.0, help_text="0-1, inclusive.")
+    order = serializers.ChoiceField(
+        choices=selectors.SEARCH_ORDERS,
+        required=False,
+        help_text="Of thoughts. Default: created_at_asc with session_id/chain_id, else similarity.",
+    )
+
+
+class ChainInput(serializers.Serializer[Any]):
+    depth = serializers.IntegerField(min_value=1, max_value=selectors.CHAIN_MAX_DEPTH, default=10)
