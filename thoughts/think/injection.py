@@ -79,7 +79,7 @@ class Injection:
             "floor": self.floor,
             "submode_delta": self.submode_delta,
             "pool": self.pool,
-            "candidates": self.candidates,
+            "candidates_above_floor": self.candidates,
             "backfilled": self.backfilled,
             "used_floor": self.used_floor,
         }
@@ -167,7 +167,12 @@ def memories_inject(
     result.floor = float(settings.SURR_INJECT_FLOOR)
     result.pool = pool_for(mode)
     result.backfilled = kg_backfill(provider=provider, limit=settings.SURR_INJECT_BACKFILL_MAX)
-    candidates = kg_nearest(vector=vector.tolist(), k=result.pool, owner_id=owner_id)
+    candidates = kg_nearest(
+        vector=vector.tolist(),
+        k=result.pool,
+        owner_id=owner_id,
+        min_similarity=min(result.threshold, result.floor),
+    )
     result.candidates = len(candidates)
     result.memories, result.used_floor = select(
         candidates,

@@ -75,41 +75,53 @@ def kg_nearest(
     vector: Sequence[float],
     k: int,
     owner_id: int | None,
+    min_similarity: float = -1.0,
     kinds: Sequence[str] = ("entity", "observation"),
 ) -> list[Candidate]:
-    """Up to ``k`` nearest rows of each kind (same dimension), private-to-others rows removed."""
-    out: list[Candidate] = []
+    """Up to ``k`` nearest rows of each kind (same dimension) with at least ``min_similarity``,
+    private-to-others rows removed.
+
+    The index search returns only ids and similarities; rows are loaded for the few that pass
+    ``min_similarity``, because building hundreds of model instances per request cost more
+    than the search itself."""
+    hits: dict[str, list[tuple[int, float]]] = {}
     with ef_search(k):
         for kind in kinds:
-            model = KINDS[kind]
-            fields = (*_FIELDS, "entity_type") if kind == "entity" else _FIELDS
-            base: QuerySet[Any] = model.objects.select_related("source_thought").only(*fields)
-            rows: list[Any] = list(nearest(base, vector, k))
-            for row in rows:
-                if not _visible(row, owner_id):
-                    continue
-                if kind == "entity":
-                    label = row.entity_type
-                    text = row.embedding_text()
-                    if row.description:
-                        text = f"{text} {row.description}"
-                else:
-                    label = row.description
-                    text = row.embedding_text()
-                out.append(
-                    Candidate(
-                        kind=kind,
-                        id=row.pk,
-                        name=row.name,
-                        label=label,
-                        text=text,
-                        similarity=float(row.similarity),
-                        significance=row.significance,
-                        access_count=row.access_count,
-                        last_used=row.last_accessed or row.created_at,
-                    )
-                )
+            table: QuerySet[Any] = KINDS[kind].objects.all()
+            found = nearest(table, vector, k).values_list("id", "similarity")
+            hits[kind] = [(pk, float(sim)) for pk, sim in found if sim >= min_similarity]
+    out: list[Candidate] = []
+    for kind, pairs in hits.items():
+        if not pairs:
+            continue
+        fields = (*_FIELDS, "entity_type") if kind == "entity" else _FIELDS
+        base: QuerySet[Any] = KINDS[kind].objects.select_related("source_thought").only(*fields)
+        rows: dict[Any, Any] = base.in_bulk([pk for pk, _ in pairs])
+        for pk, similarity in pairs:
+            row = rows.get(pk)
+            if row is not None and _visible(row, owner_id):
+                out.append(_candidate(kind, row, similarity))
     return out
+
+
+def _candidate(kind: str, row: Any, similarity: float) -> Candidate:
+    if kind == "entity":
+        label, text = row.entity_type, row.embedding_text()
+        if row.description:
+            text = f"{text} {row.description}"
+    else:
+        label, text = row.description, row.embedding_text()
+    return Candidate(
+        kind=kind,
+        id=row.pk,
+        name=row.name,
+        label=label,
+        text=text,
+        similarity=similarity,
+        significance=row.significance,
+        access_count=row.access_count,
+        last_used=row.last_accessed or row.created_at,
+    )
 
 
 def kg_backfill(*, provider: EmbeddingProvider, limit: int) -> int:

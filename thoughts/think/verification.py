@@ -61,7 +61,12 @@ def hypothesis_verify(
     started = time.perf_counter()
     patterns = request.patterns or list(settings.SURR_VERIFY_PATTERNS)
     contradiction = _pattern(patterns)
-    candidates = kg_nearest(vector=vector.tolist(), k=request.top_k, owner_id=owner_id)
+    candidates = kg_nearest(
+        vector=vector.tolist(),
+        k=request.top_k,
+        owner_id=owner_id,
+        min_similarity=request.min_similarity,
+    )
     kept = sorted(
         (c for c in candidates if c.similarity >= request.min_similarity),
         key=lambda c: (-c.similarity, c.kind, c.id),
@@ -95,7 +100,6 @@ def hypothesis_verify(
             "matched_support": len(supporting),
             "matched_contradict": len(contradicting),
             "candidates_after_similarity": len(kept),
-            "candidates": len(candidates),
             "top_k": request.top_k,
             "min_similarity": request.min_similarity,
             "evidence_limit": request.evidence_limit,
