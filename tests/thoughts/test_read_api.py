@@ -238,3 +238,23 @@ def test_reading_thoughts_writes_nothing(api, user):
     thought.refresh_from_db()
     assert thought.access_count == 0
     assert thought.last_accessed is None
+
+
+def test_openapi_schema_documents_the_read_endpoints(api):
+    resp = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert resp.status_code == 200
+    schema = resp.json()
+    paths = schema["paths"]
+    assert {"get"} <= set(paths["/api/v1/thoughts/"])
+    assert {"get"} <= set(paths["/api/v1/thoughts/{id}/"])
+    assert {"get"} <= set(paths["/api/v1/thoughts/{id}/chain/"])
+    list_params = {p["name"] for p in paths["/api/v1/thoughts/"]["get"]["parameters"]}
+    assert {"session_id", "chain_id", "origin", "mode", "tags", "tags_match", "date_from",
+            "date_to", "confidence_gte", "confidence_lte", "limit", "offset"} <= list_params  # fmt: skip
+    search = paths["/api/v1/search"]["post"]
+    assert {"200", "400", "503"} <= set(search["responses"])
+    body = schema["components"]["schemas"]["SearchInputRequest"]
+    assert body["required"] == ["query"]
+    assert {"target", "include_thoughts", "top_k_memories", "top_k_thoughts", "sim_thresh",
+            "order"} <= set(body["properties"])  # fmt: skip
+    assert "404" in paths["/api/v1/thoughts/{id}/"]["get"]["responses"]
