@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
@@ -30,6 +30,7 @@ CHAIN_MAX_NODES = 500
 CHAIN_PREVIEW_CHARS = 280
 
 Viewer = AbstractBaseUser | AnonymousUser
+M = TypeVar("M", Entity, Observation)
 
 
 def thoughts_visible_to(user: Viewer) -> QuerySet[Thought]:
@@ -39,12 +40,13 @@ def thoughts_visible_to(user: Viewer) -> QuerySet[Thought]:
     return Thought.objects.filter(owner_id=user.pk)
 
 
-def observations_visible_to(user: Viewer) -> QuerySet[Observation]:
-    """The KG is shared, but an observation drawn from someone's private thought stays theirs."""
+def memories_visible_to(user: Viewer, model: type[M]) -> QuerySet[M]:
+    """KG entities or observations ``user`` may see. The graph is shared, but a memory drawn
+    from someone's private thought stays theirs (the think pipeline injects by the same rule)."""
     shared = Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
     if user.is_authenticated:
         shared |= Q(source_thought__owner_id=user.pk)
-    return Observation.objects.filter(shared)
+    return model._default_manager.filter(shared)
 
 
 @dataclass(frozen=True)
@@ -171,13 +173,11 @@ def injected_memories(*, user: Viewer, thought: Thought) -> list[InjectedMemory]
         if kind in wanted and pk is not None:
             wanted[kind].add(pk)
     rows: dict[tuple[str, int], Entity | Observation] = {}
-    if wanted["entity"]:
-        for e in Entity.objects.filter(pk__in=wanted["entity"]).defer("embedding"):
-            rows["entity", e.pk] = e
-    if wanted["observation"]:
-        observations = observations_visible_to(user).filter(pk__in=wanted["observation"])
-        for o in observations.defer("embedding"):
-            rows["observation", o.pk] = o
+    for e in memories_visible_to(user, Entity).filter(pk__in=wanted["entity"]).defer("embedding"):
+        rows["entity", e.pk] = e
+    observations = memories_visible_to(user, Observation).filter(pk__in=wanted["observation"])
+    for o in observations.defer("embedding"):
+        rows["observation", o.pk] = o
     return [
         InjectedMemory(kind, pk, rows.get((kind, pk)) if kind and pk else None, extra)
         for kind, pk, extra in refs
@@ -355,9 +355,9 @@ def _memory_hits(
 ) -> list[Hit]:
     sources: list[tuple[str, QuerySet[Any]]] = []
     if target in ("entity", "mixed"):
-        sources.append(("entity", Entity.objects.all()))
+        sources.append(("entity", memories_visible_to(user, Entity)))
     if target in ("observation", "mixed"):
-        sources.append(("observation", observations_visible_to(user)))
+        sources.append(("observation", memories_visible_to(user, Observation)))
     hits: list[Hit] = []
     for kind, queryset in sources:
         if chain_id is not None:  # memories drawn from the viewer's thoughts of that chain
@@ -400,7 +400,7 @@ def search(
     filters: ThoughtFilters | None = None,
     order: str | None = None,
 ) -> SearchResult:
-    """``legacymind_search``: KG memories (shared, less observations from other users' private
+    """``legacymind_search``: KG memories (shared, less those drawn from other users' private
     thoughts) and optionally the viewer's thoughts nearest to ``query``, at or above
     ``sim_thresh``, among rows embedded by a model of the same dimension.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.thoughts.factories_read import ObservationFactory, ThoughtFactory, near
+from tests.thoughts.factories_read import EntityFactory, ObservationFactory, ThoughtFactory, near
 
 pytestmark = pytest.mark.django_db
 Q = "the salary negotiation I keep postponing"
@@ -91,6 +91,19 @@ def test_observations_from_another_users_private_thought_stay_hidden(api, other_
     assert notes(other_api) == ["bob private note", "bob public note"]
 
 
+def test_entities_from_another_users_private_thought_stay_hidden(api, other_api, bobs):
+    EntityFactory(name="bob private entity", source_thought=bobs["private"], **near(Q, 0.9))
+    EntityFactory(name="bob public entity", source_thought=bobs["public"], **near(Q, 0.8))
+    EntityFactory(name="unsourced entity", **near(Q, 0.7))
+
+    def entities(client) -> list[str]:
+        body = client.post("/api/v1/search", {"query": Q, "target": "entity"}, format="json")
+        return [item["name"] for item in body.json()["memories"]["items"]]
+
+    assert entities(api) == ["bob public entity", "unsourced entity"]
+    assert entities(other_api) == ["bob private entity", "bob public entity", "unsourced entity"]
+
+
 def test_chain_filtered_memories_come_only_from_the_viewers_chain(api, bobs, alices):
     body = api.post(
         "/api/v1/search", {"query": Q, "target": "observation", "chain_id": "shared"}, format="json"
@@ -99,14 +112,19 @@ def test_chain_filtered_memories_come_only_from_the_viewers_chain(api, bobs, ali
 
 
 def test_detail_does_not_reveal_a_private_observation_injected_elsewhere(api, user, bobs):
-    hidden = ObservationFactory(name="bob secret", source_thought=bobs["private"], **near(Q, 0.3))
+    hidden_obs = ObservationFactory(name="bob secret", source_thought=bobs["private"])
+    hidden_entity = EntityFactory(name="Bob's secret", source_thought=bobs["private"])
     thought = ThoughtFactory(
-        owner=user, injected_memories=[{"id": hidden.pk, "kind": "observation", "name": "x"}]
+        owner=user,
+        injected_memories=[
+            {"id": hidden_obs.pk, "kind": "observation", "ref": f"kgo:{hidden_obs.pk}"},
+            {"id": hidden_entity.pk, "kind": "entity", "name": "Bob's secret"},
+        ],
     )
-    [memory] = api.get(f"/api/v1/thoughts/{thought.pk}/").json()["injected_memories"]
-    assert memory["available"] is False
-    assert memory["name"] is None
-    assert memory["description"] is None
+    memories = api.get(f"/api/v1/thoughts/{thought.pk}/").json()["injected_memories"]
+    assert [m["available"] for m in memories] == [False, False]
+    assert [m["name"] for m in memories] == [None, None]
+    assert [m["description"] for m in memories] == [None, None]
 
 
 @pytest.mark.parametrize(

@@ -202,7 +202,7 @@ def test_detail_resolves_injected_memories_in_stored_order(api, user):
                 "kind": "observation",
                 "similarity": 0.71,
                 "rank": 1,
-                "why": "threshold",
+                "reason": "threshold",
             },
             {"id": entity.pk, "kind": "entity", "similarity": 0.6, "score": 0.5, "rank": 2},
             f"kg_entities:{gone_id}",
@@ -217,7 +217,7 @@ def test_detail_resolves_injected_memories_in_stored_order(api, user):
     assert memories[0]["name"] == "Queue backlog"
     assert memories[0]["description"] == "grows at night"
     assert memories[0]["similarity"] == 0.71
-    assert memories[0]["why"] == "threshold"
+    assert memories[0]["reason"] == "threshold"
     assert memories[1]["entity_type"] == "technology"
     assert memories[1]["score"] == 0.5
     assert memories[2]["name"] is None

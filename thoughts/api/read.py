@@ -85,7 +85,7 @@ class InjectedMemoryOut(serializers.Serializer[Any]):
     similarity = serializers.FloatField(allow_null=True)
     score = serializers.FloatField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True)
-    why = serializers.CharField(allow_null=True)
+    reason = serializers.CharField(allow_null=True, help_text="threshold or floor.")
 
 
 class ThoughtDetailOut(ThoughtOut):
@@ -121,7 +121,7 @@ class ThoughtDetailOut(ThoughtOut):
                     "name": row.name if row is not None else None,
                     "entity_type": getattr(row, "entity_type", None),
                     "description": row.description if row is not None else None,
-                    **{key: extra.get(key) for key in ("similarity", "score", "rank", "why")},
+                    **{key: extra.get(key) for key in ("similarity", "score", "rank", "reason")},
                 }
             )
         return InjectedMemoryOut(out, many=True).data
