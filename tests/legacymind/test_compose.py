@@ -19,9 +19,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = r"""["']([A-Z][A-Z0-9_]+)["']"""
+# env_int("X"…), env.str("X"…), os.environ.get("X"…), getenv("X"), and the private readers
+# of settings modules (_choice, _integer, _word_list, …), whose first argument is the name.
 SINGLE_READ = re.compile(
-    r"\b(?:env_(?:bool|int|float|choice)|_choice|_number|_integer"
-    r"|env\.(?:str|bool|int|float|list|json|url|db_url|db)|(?:environ|env)\.get|getenv)"
+    r"\b(?:env\w*|_\w+|getenv|(?:environ|env)\.(?:get|str|bool|int|float|list|json|url|db_url|db))"
     r"\(\s*" + NAME
 )
 SUBSCRIPT_READ = re.compile(r"\b(?:env|environ)\[\s*" + NAME + r"\s*\]")
@@ -76,6 +77,8 @@ def test_the_env_read_parser_finds_known_reads():
     for name in ("IV_CLI_CMD", "IV_SYNTH_CLI_CMD", "IV_CLI_ARGS_JSON", "GROK_TIMEOUT"):
         assert name in found  # _env(env, A, B), env["X"], env.get("X", d)
     assert "HF_HUB_OFFLINE" not in found  # written with setdefault, not read as a setting
+    thoughts = read_in([ROOT / "legacymind" / "conf" / "thoughts.py"])
+    assert "SURR_THINK_TAG_WHITELIST" in thoughts  # a module's own reader, _word_list("X", …)
 
 
 def test_compose_has_the_four_services_with_health_checks(compose):
@@ -196,6 +199,8 @@ def test_documented_defaults_are_the_real_defaults(example):
             assert documented in (("1", "true") if value else ("0", "false")), name
         elif isinstance(value, int | float):
             assert float(documented) == float(value), f"{name}: {documented} != {value}"
+        elif isinstance(value, list):
+            assert documented.split(",") == [str(v) for v in value], name
         elif value is None:
             assert documented == "", name
         else:
