@@ -41,8 +41,9 @@ SURR_KG_CANDIDATES_THINK_PLAN = env_int("SURR_KG_CANDIDATES_THINK_PLAN", 800, lo
 SURR_KG_CANDIDATES_THINK_DEBUG = env_int("SURR_KG_CANDIDATES_THINK_DEBUG", 1000, low=1, high=1000)
 SURR_KG_CANDIDATES_THINK_BUILD = env_int("SURR_KG_CANDIDATES_THINK_BUILD", 400, low=1, high=1000)
 SURR_KG_CANDIDATES_THINK_STUCK = env_int("SURR_KG_CANDIDATES_THINK_STUCK", 600, low=1, high=1000)
-# hnsw.ef_search for injection and verification queries; 0 means "the pool size" (every
-# requested neighbour can come back). Lower trades recall for speed.
+# Lowest hnsw.ef_search for injection and verification searches. The search starts at 40
+# neighbours and widens (up to the pool) only while rows still pass the threshold; 0 keeps
+# ef_search equal to the neighbours asked for. Higher trades speed for recall.
 SURR_INJECT_EF_SEARCH = env_int("SURR_INJECT_EF_SEARCH", 0, low=0, high=1000)
 # Apply the submode profile's threshold delta (sarcastic -0.05, empathetic +0.02).
 SURR_SUBMODE_RETRIEVAL = env_bool("SURR_SUBMODE_RETRIEVAL", False)

@@ -250,3 +250,26 @@ def test_memories_from_another_users_private_thought_are_never_injected(
     # Alice's request did not touch Bob's private memories.
     assert Entity.objects.get(name="bob-private").access_count == 1
     assert Observation.objects.get(name="bob-obs").access_count == 1
+
+
+def test_the_whole_pool_is_considered_when_many_memories_pass(api, memory, settings):
+    # 45 memories pass t3; the least similar one is by far the most significant. The search
+    # must reach past the first 40 neighbours to find it.
+    settings.SURR_ORBITAL_W_SIGNIFICANCE = 5.0
+    for i in range(44):
+        memory(about=TEXT, cosine=0.75 - i * 0.01, name=f"m{i:02d}", significance=0.0)
+    memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)
+    body = think(api, injection_scale=3)
+    assert body["injected"][0]["name"] == "deep"
+    assert body["telemetry"]["injection"]["candidates_above_floor"] == 45
+
+
+def test_a_pool_smaller_than_the_related_rows_caps_the_search(api, memory, settings):
+    settings.SURR_KG_CANDIDATES_THINK_CONVO = 44
+    settings.SURR_ORBITAL_W_SIGNIFICANCE = 5.0
+    for i in range(44):
+        memory(about=TEXT, cosine=0.75 - i * 0.01, name=f"m{i:02d}", significance=0.0)
+    memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)
+    body = think(api, injection_scale=3)
+    assert "deep" not in names(body)
+    assert body["telemetry"]["injection"]["candidates_above_floor"] == 44

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import CharField, QuerySet, Value
 from django.utils import timezone
 
 from kg.models import Entity, Observation
@@ -51,15 +51,21 @@ class Candidate:
         return f"{REF_PREFIX[self.kind]}:{self.id}"
 
 
+FIRST_STEP = 40  # pgvector's default hnsw.ef_search: the first search needs no SET
+GROWTH = 4
+
+
 @contextmanager
 def ef_search(k: int) -> Iterator[None]:
-    """hnsw.ef_search for the queries inside: the index returns at most ef_search rows, so a
-    pool of k neighbours needs ef_search >= k (pgvector caps it at 1000)."""
-    ef = settings.SURR_INJECT_EF_SEARCH or k
+    """hnsw.ef_search for the queries inside: the index returns at most ef_search rows, so k
+    neighbours need ef_search >= k (pgvector caps it at 1000). ``SURR_INJECT_EF_SEARCH`` raises
+    the floor for more recall."""
+    ef = min(max(k, settings.SURR_INJECT_EF_SEARCH, FIRST_STEP), 1000)
+    if ef == FIRST_STEP:
+        yield
+        return
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true)", [str(min(max(ef, 40), 1000))]
-        )
+        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef)])
         yield
 
 
@@ -70,6 +76,28 @@ def _visible(row: Any, owner_id: int | None) -> bool:
     return not thought.is_private or thought.owner_id == owner_id
 
 
+def _search(
+    kinds: Sequence[str], vector: Sequence[float], k: int
+) -> dict[str, list[tuple[int, float]]]:
+    """The k nearest (id, similarity) of each kind, most similar first, in one round trip."""
+    parts = []
+    for kind in kinds:
+        table: QuerySet[Any] = KINDS[kind].objects.all()
+        parts.append(
+            nearest(table, vector, k)
+            .annotate(kind=Value(kind, output_field=CharField()))
+            .values_list("kind", "id", "similarity")
+        )
+    query = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    found: dict[str, list[tuple[int, float]]] = {kind: [] for kind in kinds}
+    with ef_search(k):
+        for kind, pk, similarity in query:
+            found[kind].append((pk, float(similarity)))
+    for pairs in found.values():
+        pairs.sort(key=lambda pair: -pair[1])
+    return found
+
+
 def kg_nearest(
     *,
     vector: Sequence[float],
@@ -78,18 +106,24 @@ def kg_nearest(
     min_similarity: float = -1.0,
     kinds: Sequence[str] = ("entity", "observation"),
 ) -> list[Candidate]:
-    """Up to ``k`` nearest rows of each kind (same dimension) with at least ``min_similarity``,
-    private-to-others rows removed.
+    """The rows of each kind among its ``k`` nearest (same dimension) whose similarity reaches
+    ``min_similarity``, private-to-others rows removed.
 
-    The index search returns only ids and similarities; rows are loaded for the few that pass
-    ``min_similarity``, because building hundreds of model instances per request cost more
-    than the search itself."""
+    Only rows above ``min_similarity`` are ever used, so the search starts small and widens
+    (x4, up to ``k``) only while the farthest row found still passes: the answer is the same
+    as one search for ``k`` neighbours, without paying for a wide ``ef_search`` when the
+    graph holds few related rows. Rows are then loaded for the hits alone."""
     hits: dict[str, list[tuple[int, float]]] = {}
-    with ef_search(k):
-        for kind in kinds:
-            table: QuerySet[Any] = KINDS[kind].objects.all()
-            found = nearest(table, vector, k).values_list("id", "similarity")
-            hits[kind] = [(pk, float(sim)) for pk, sim in found if sim >= min_similarity]
+    pending, step = list(kinds), min(k, FIRST_STEP)
+    while pending:
+        found = _search(pending, vector, step)
+        widen = []
+        for kind in pending:
+            pairs = found[kind]
+            hits[kind] = [pair for pair in pairs if pair[1] >= min_similarity]
+            if step < k and len(pairs) == step and pairs[-1][1] >= min_similarity:
+                widen.append(kind)
+        pending, step = widen, min(k, step * GROWTH)
     out: list[Candidate] = []
     for kind, pairs in hits.items():
         if not pairs:
@@ -129,10 +163,26 @@ def kg_backfill(*, provider: EmbeddingProvider, limit: int) -> int:
     them. A provider failure is logged, not raised: the thought itself is already embedded."""
     if limit <= 0:
         return 0
-    rows: list[Any] = list(Entity.objects.filter(embedding_dim__isnull=True)[:limit])
-    rows += list(Observation.objects.filter(embedding_dim__isnull=True)[: limit - len(rows)])
-    if not rows:
+    missing = (
+        Entity.objects.filter(embedding_dim__isnull=True)
+        .annotate(kind=Value("entity", output_field=CharField()))
+        .values_list("kind", "id")[:limit]
+        .union(
+            Observation.objects.filter(embedding_dim__isnull=True)
+            .annotate(kind=Value("observation", output_field=CharField()))
+            .values_list("kind", "id")[:limit],
+            all=True,
+        )
+    )
+    ids: dict[str, list[int]] = {"entity": [], "observation": []}
+    for kind, pk in list(missing)[:limit]:  # one round trip when nothing is missing
+        ids[kind].append(pk)
+    if not ids["entity"] and not ids["observation"]:
         return 0
+    rows: list[Any] = [
+        *Entity.objects.filter(id__in=ids["entity"]),
+        *Observation.objects.filter(id__in=ids["observation"]),
+    ]
     try:
         vectors: np.ndarray = provider.embed([row.embedding_text() for row in rows])
     except EmbeddingError as exc:
