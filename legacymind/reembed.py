@@ -4,18 +4,20 @@
 By default only rows whose provider, model or dimension differ from the current provider, or
 that have no vector, are embedded; ``all_rows`` redoes every row. Each batch is read, embedded
 and written in its own transaction, so an interrupted run keeps every finished batch and the
-next run picks up the rest. Rows being re-embedded are locked (``SKIP LOCKED``): a concurrent
-edit waits for the batch instead of being overwritten by a vector of its old text, and two runs
-share the work instead of doing it twice.
+next run picks up the rest. A batch is written only for rows that still need it and whose
+text is still the one embedded, locked meanwhile (``SKIP LOCKED``): a concurrent edit is never
+overwritten by a vector of its old text, and two runs share the work instead of doing it twice.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 from django.db import models, transaction
 from django.utils import timezone
 
@@ -157,6 +159,9 @@ def rows_reembed(
     if progress:
         progress(0, total)
     started = time.perf_counter()
+    # One worker embeds the next batch while this thread writes the current one: the write
+    # (mostly HNSW index maintenance, in the database process) and the model then overlap.
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reembed")
     try:
         for table in tables:
             counts = summary.tables[table.label]
@@ -166,6 +171,7 @@ def rows_reembed(
                 wanted=wanted,
                 quota=counts.selected,
                 size=batch_size,
+                pool=pool,
             ):
                 counts.embedded += written
                 done += written
@@ -176,6 +182,8 @@ def rows_reembed(
         raise EmbeddingError(
             f"{exc.detail} ({done} rows were re-embedded before this; run again to resume)"
         ) from exc
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -187,30 +195,59 @@ def _table_reembed(
     wanted: models.Q,
     quota: int,
     size: int,
-) -> Any:
+    pool: ThreadPoolExecutor,
+) -> Iterator[int]:
     """Yield the number of rows written by each batch, walking the table in primary-key order
     (keyset, so a batch never rescans rows already done or skipped)."""
     manager = table.model._default_manager
-    last_pk: Any = None
-    while quota > 0:
-        with transaction.atomic():
-            batch_qs = manager.filter(wanted).order_by("pk").only("pk", *table.columns)
-            if last_pk is not None:
-                batch_qs = batch_qs.filter(pk__gt=last_pk)
-            rows = list(batch_qs.select_for_update(skip_locked=True)[: min(size, quota)])
-            if not rows:
-                return
-            vectors = provider.embed([table.text(row) for row in rows])
-            # One statement per batch; updated_at is left alone on purpose: the row's content
-            # did not change.
-            vectors_store(
-                model=table.model,
-                pks=[row.pk for row in rows],
-                matrix=vectors,
-                provider=provider.name,
-                model_name=provider.model,
-                embedded_at=timezone.now(),
-            )
-        last_pk = rows[-1].pk
+
+    def read(after: Any, count: int) -> list[Any]:
+        batch = manager.filter(wanted).order_by("pk").only("pk", *table.columns)
+        if after is not None:
+            batch = batch.filter(pk__gt=after)
+        return list(batch[:count]) if count > 0 else []
+
+    def embed(rows: list[Any]) -> Future[np.ndarray]:
+        return pool.submit(provider.embed, [table.text(row) for row in rows])
+
+    rows = read(None, min(size, quota))
+    vectors = embed(rows)
+    while rows:
         quota -= len(rows)
-        yield len(rows)
+        upcoming = read(rows[-1].pk, min(size, quota))
+        upcoming_vectors = embed(upcoming) if upcoming else None
+        yield _batch_write(
+            table=table, provider=provider, wanted=wanted, rows=rows, vectors=vectors.result()
+        )
+        if upcoming_vectors is None:
+            return
+        rows, vectors = upcoming, upcoming_vectors
+
+
+def _batch_write(
+    *,
+    table: _Table,
+    provider: EmbeddingProvider,
+    wanted: models.Q,
+    rows: list[Any],
+    vectors: np.ndarray,
+) -> int:
+    """Store the batch's vectors in one statement, for the rows that still need them and whose
+    text is still what was embedded; the rest stay pending for a later run."""
+    with transaction.atomic():
+        locked = (
+            table.model._default_manager.filter(wanted, pk__in=[row.pk for row in rows])
+            .select_for_update(skip_locked=True)
+            .only("pk", *table.columns)
+        )
+        current = {row.pk: table.text(row) for row in locked}
+        keep = [i for i, row in enumerate(rows) if current.get(row.pk) == table.text(row)]
+        # updated_at is left alone on purpose: the row's content did not change.
+        return vectors_store(
+            model=table.model,
+            pks=[rows[i].pk for i in keep],
+            matrix=vectors[keep],
+            provider=provider.name,
+            model_name=provider.model,
+            embedded_at=timezone.now(),
+        )

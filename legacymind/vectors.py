@@ -163,6 +163,9 @@ def vectors_store(
         cursor.execute(f"DELETE FROM {scratch}")  # an outer transaction may span batches
         with cursor.cursor.copy(f"COPY {scratch} (pk, embedding) FROM STDIN (FORMAT BINARY)") as cp:
             cp.write(_copy_payload(pks, np.asarray(matrix, dtype=np.float32), pk_type))
+        # Without statistics the planner guesses thousands of rows and joins by scanning the
+        # whole embedded table for every batch.
+        cursor.execute(f"ANALYZE {scratch}")
         cursor.execute(
             f"UPDATE {qn(meta.db_table)} AS t SET embedding = b.embedding, "
             "embedding_provider = %s, embedding_model = %s, embedding_dim = %s, "

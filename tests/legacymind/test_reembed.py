@@ -269,3 +269,25 @@ def test_the_service_rejects_a_bad_target_with_the_field_named(rows):
         rows_reembed(target="memories")
 
     assert excinfo.value.fields == {"target": ["one of thoughts, kg, all"]}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_edited_while_its_batch_is_embedded_is_not_overwritten(settings, openai_stub):
+    entity = EntityFactory(name="Postgres", entity_type="technology")
+    stub = _use_openai(settings, openai_stub)
+
+    def embed_while_someone_renames(texts):
+        if "Postgres (technology)" in texts:
+            # Another connection commits an edit after the batch was read, before it is written.
+            Entity.objects.filter(pk=entity.pk).update(name="PostgreSQL")
+            connection.close()  # this runs in the stub's thread, on its own connection
+        return HashEmbedder(dim=4).embed(texts).tolist()
+
+    stub.embed_fn = embed_while_someone_renames
+
+    assert rows_reembed(target="kg").rows == 0
+    assert Entity.objects.get(pk=entity.pk).embedding is None  # still pending, not stale
+
+    assert rows_reembed(target="kg").rows == 1
+    stored = Entity.objects.get(pk=entity.pk)
+    assert np.allclose(stored.embedding, HashEmbedder(dim=4).embed(["PostgreSQL (technology)"])[0])
