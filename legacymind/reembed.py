@@ -2,9 +2,9 @@
 ``legacymind.rows_reembed`` task both call :func:`rows_reembed`.
 
 By default only rows whose provider, model or dimension differ from the current provider, or
-that have no vector, are embedded; ``all_rows`` redoes every row. Each batch is read, embedded
-and written in its own transaction, so an interrupted run keeps every finished batch and the
-next run picks up the rest. A batch is written only for rows that still need it and whose
+that have no vector, are embedded; ``all_rows`` redoes every row. Each batch is written in its
+own transaction, so an interrupted run keeps every finished batch and the next run picks up the
+rest. A batch is written only for rows that still need it and whose
 text is still the one embedded, locked meanwhile (``SKIP LOCKED``): a concurrent edit is never
 overwritten by a vector of its old text, and two runs share the work instead of doing it twice.
 """

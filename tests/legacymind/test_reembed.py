@@ -291,3 +291,10 @@ def test_a_row_edited_while_its_batch_is_embedded_is_not_overwritten(settings, o
     assert rows_reembed(target="kg").rows == 1
     stored = Entity.objects.get(pk=entity.pk)
     assert np.allclose(stored.embedding, HashEmbedder(dim=4).embed(["PostgreSQL (technology)"])[0])
+
+
+def test_all_with_a_limit_says_that_a_rerun_starts_over(rows):
+    out, _ = _run("--all", "--limit", "2")
+
+    assert "Re-embedded 2 row(s) (every row)" in out
+    assert "5 row(s) not reached: --all starts over on every run" in out

@@ -81,4 +81,12 @@ class Command(BaseCommand):
                 f"{table.pending} pending at start"
             )
         if summary.remaining and not summary.dry_run:
-            self.stdout.write(f"{summary.remaining} row(s) still pending: run again to continue.")
+            if summary.all_rows:
+                self.stdout.write(
+                    f"{summary.remaining} row(s) not reached: --all starts over on every run "
+                    "(without --all, a run does only rows missing a vector or from another model)."
+                )
+            else:
+                self.stdout.write(
+                    f"{summary.remaining} row(s) still pending: run again to continue."
+                )
