@@ -3,6 +3,7 @@ thought's hash embedding. Defaults (specs/README.md): t1 0.60, t2 0.40, t3 0.25,
 
 from __future__ import annotations
 
+import sys
 from datetime import timedelta
 
 import pytest
@@ -16,6 +17,13 @@ pytestmark = pytest.mark.django_db
 
 URL = "/api/v1/think"
 TEXT = "Notes about the garden irrigation schedule"
+
+
+@pytest.fixture(autouse=True)
+def _text_of_its_own(request, monkeypatch):
+    """Each test thinks about its own text. Rolled-back rows of earlier tests stay in the HNSW
+    graph (no vacuum between tests); around a shared query they would crowd its neighbours."""
+    monkeypatch.setattr(sys.modules[__name__], "TEXT", f"{TEXT} {request.node.name}")
 
 
 def think(api, **payload):
@@ -53,10 +61,13 @@ def test_each_scale_applies_its_threshold_to_similarity(api, memory, scale, insi
 
 
 @pytest.mark.parametrize(("scale", "limit"), [(1, 5), (2, 10), (3, 20)])
-def test_each_scale_injects_at_most_its_limit(api, memory, scale, limit):
+def test_each_scale_injects_at_most_its_limit(
+    api, memory, scale, limit, django_capture_on_commit_callbacks
+):
     for i in range(limit + 3):
         memory(about=TEXT, cosine=0.9 - i * 0.005, name=f"m{i:02d}")
-    body = think(api, injection_scale=scale)
+    with django_capture_on_commit_callbacks(execute=True):
+        body = think(api, injection_scale=scale)
     assert body["delegated_result"]["memories_injected"] == limit
     assert len(body["injected"]) == limit
     assert Entity.objects.filter(access_count=1).count() == limit
@@ -160,16 +171,32 @@ def test_a_high_score_does_not_bypass_the_similarity_threshold(api, memory):
     assert names(body) == ["passes"]
 
 
-def test_used_memories_get_their_access_count_and_last_accessed_bumped(api, memory):
+def test_used_memories_get_their_access_count_and_last_accessed_bumped_after_commit(
+    api, memory, django_capture_on_commit_callbacks
+):
     used = memory(about=TEXT, cosine=0.8, name="used")
     unused = memory(about=TEXT, cosine=0.1, name="unused")
     obs = memory(about=TEXT, cosine=0.75, kind="observation", name="seen", access_count=4)
     before = timezone.now()
-    think(api, injection_scale=1)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        think(api, injection_scale=1)
+    used.refresh_from_db()
+    assert used.access_count == 0  # not inside the thought's own write
+    for callback in callbacks:
+        callback()
     used.refresh_from_db(), unused.refresh_from_db(), obs.refresh_from_db()
     assert used.access_count == 1 and used.last_accessed >= before
     assert obs.access_count == 5 and obs.last_accessed >= before
     assert unused.access_count == 0 and unused.last_accessed is None
+
+
+def test_last_accessed_never_moves_back(api, memory, django_capture_on_commit_callbacks):
+    later = timezone.now() + timedelta(days=1)
+    used = memory(about=TEXT, cosine=0.8, name="used", last_accessed=later)
+    with django_capture_on_commit_callbacks(execute=True):
+        think(api, injection_scale=1)
+    used.refresh_from_db()
+    assert used.access_count == 1 and used.last_accessed == later
 
 
 def test_injected_memories_and_enriched_content_are_persisted_in_the_spec_format(api, memory):
@@ -204,7 +231,7 @@ def test_enriched_content_lists_the_first_five(api, memory):
 def test_kg_rows_without_a_vector_are_embedded_on_the_way_and_saved(api):
     row = EntityFactory(name="garden irrigation schedule", entity_type="concept")
     assert row.embedding is None
-    body = think(api, injection_scale=1)
+    body = think(api, content="garden irrigation schedule", injection_scale=1)
     row.refresh_from_db()
     assert row.embedding_dim == 384 and row.embedding_provider == "hash"
     assert row.embedding_model == "feature-hash-384" and row.embedded_at is not None
@@ -232,7 +259,7 @@ def test_the_candidate_pool_comes_from_the_mode_setting(api, memory, settings):
 
 
 def test_memories_from_another_users_private_thought_are_never_injected(
-    api, other_api, user, other_user, memory
+    api, other_api, user, other_user, memory, django_capture_on_commit_callbacks
 ):
     private = ThoughtFactory(owner=other_user, is_private=True)
     public = ThoughtFactory(owner=other_user, is_private=False)
@@ -241,11 +268,13 @@ def test_memories_from_another_users_private_thought_are_never_injected(
     memory(about=TEXT, cosine=0.85, kind="observation", name="bob-obs", source_thought=private)
     memory(about=TEXT, cosine=0.7, name="shared")
 
-    alice = think(api, injection_scale=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        alice = think(api, injection_scale=1)
     assert sorted(names(alice)) == ["bob-public", "shared"]
     assert "bob-private" not in (Thought.objects.get(owner=user).enriched_content or "")
 
-    bob = other_api.post(URL, {"content": TEXT, "injection_scale": 1}, format="json").json()
+    with django_capture_on_commit_callbacks(execute=True):
+        bob = other_api.post(URL, {"content": TEXT, "injection_scale": 1}, format="json").json()
     assert sorted(names(bob)) == ["bob-obs", "bob-private", "bob-public", "shared"]
     # Alice's request did not touch Bob's private memories.
     assert Entity.objects.get(name="bob-private").access_count == 1

@@ -3,6 +3,8 @@ hypothesis' hash embedding (default min_similarity 0.60)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.thoughts.factories import ThoughtFactory
@@ -12,6 +14,13 @@ pytestmark = pytest.mark.django_db
 
 URL = "/api/v1/think"
 HYPOTHESIS = "Stack traces point to symptoms, not root causes"
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_of_its_own(request, monkeypatch):
+    """Each test verifies its own hypothesis: rolled-back rows of earlier tests stay in the
+    HNSW graph and would crowd the neighbours of a shared one."""
+    monkeypatch.setattr(sys.modules[__name__], "HYPOTHESIS", f"{HYPOTHESIS} {request.node.name}")
 
 
 def verify(api, **payload):

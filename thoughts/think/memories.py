@@ -121,7 +121,10 @@ def kg_nearest(
         for kind in pending:
             pairs = found[kind]
             hits[kind] = [pair for pair in pairs if pair[1] >= min_similarity]
-            if step < k and len(pairs) == step and pairs[-1][1] >= min_similarity:
+            # Widen while the farthest row found still passes. Not only when ``step`` rows came
+            # back: dead row versions (updates, rollbacks) take slots in the index's search
+            # and can leave it short of ``step`` live rows though more exist.
+            if step < k and pairs and pairs[-1][1] >= min_similarity:
                 widen.append(kind)
         pending, step = widen, min(k, step * GROWTH)
     out: list[Candidate] = []
