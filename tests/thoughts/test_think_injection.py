@@ -290,7 +290,7 @@ def test_the_whole_pool_is_considered_when_many_memories_pass(api, memory, setti
     memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)
     body = think(api, injection_scale=3)
     assert body["injected"][0]["name"] == "deep"
-    assert body["telemetry"]["injection"]["candidates_above_floor"] == 45
+    assert body["telemetry"]["injection"]["candidates_passing"] == 45
 
 
 def test_a_pool_smaller_than_the_related_rows_caps_the_search(api, memory, settings):
@@ -301,4 +301,4 @@ def test_a_pool_smaller_than_the_related_rows_caps_the_search(api, memory, setti
     memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)
     body = think(api, injection_scale=3)
     assert "deep" not in names(body)
-    assert body["telemetry"]["injection"]["candidates_above_floor"] == 44
+    assert body["telemetry"]["injection"]["candidates_passing"] == 44

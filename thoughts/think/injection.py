@@ -79,7 +79,7 @@ class Injection:
             "floor": self.floor,
             "submode_delta": self.submode_delta,
             "pool": self.pool,
-            "candidates_above_floor": self.candidates,
+            "candidates_passing": self.candidates,  # threshold, or floor when none passed
             "backfilled": self.backfilled,
             "used_floor": self.used_floor,
         }
@@ -167,12 +167,17 @@ def memories_inject(
     result.floor = float(settings.SURR_INJECT_FLOOR)
     result.pool = pool_for(mode)
     result.backfilled = kg_backfill(provider=provider, limit=settings.SURR_INJECT_BACKFILL_MAX)
+    # Search for what passes the threshold; only when nothing does, search again down to the
+    # floor. Noise rows (random directions sit near cosine 0 +- 0.05 at 384-d) clear a floor of
+    # 0.15 by the hundred in a large graph, so a single search to the floor would always have
+    # to widen to the whole pool.
     candidates = kg_nearest(
-        vector=vector.tolist(),
-        k=result.pool,
-        owner_id=owner_id,
-        min_similarity=min(result.threshold, result.floor),
+        vector=vector.tolist(), k=result.pool, owner_id=owner_id, min_similarity=result.threshold
     )
+    if not candidates and result.floor < result.threshold:
+        candidates = kg_nearest(
+            vector=vector.tolist(), k=result.pool, owner_id=owner_id, min_similarity=result.floor
+        )
     result.candidates = len(candidates)
     result.memories, result.used_floor = select(
         candidates,
