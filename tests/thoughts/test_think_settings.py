@@ -1,0 +1,81 @@
+"""The think pipeline's settings: spec defaults, and a bad value stops start-up naming it.
+Each case loads the settings in a fresh interpreter (no database is touched)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PRINT = """
+import json, django
+django.setup()
+from django.conf import settings as s
+names = [n for n in dir(s) if n.startswith(("SURR_INJECT", "SURR_KG_CAND", "SURR_VERIFY",
+         "SURR_ORBITAL", "SURR_THINK", "SURR_SUBMODE", "SURR_PERSIST"))]
+print(json.dumps({n: getattr(s, n) for n in names}))
+"""
+
+
+def start(**overrides: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "DJANGO_SETTINGS_MODULE": "legacymind.settings",
+        "DJANGO_SECRET_KEY": "s3cret-for-tests",
+        "AGENT_STATE_SECRET": "agent-s3cret-for-tests",
+        "DATABASE_URL": "postgres://nobody@127.0.0.1:9/none",
+        **overrides,
+    }
+    return subprocess.run(
+        [sys.executable, "-c", PRINT],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_defaults_follow_the_spec_and_the_readme_decisions():
+    proc = start()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    s = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert s["SURR_THINK_TAG_WHITELIST"] == ["plan", "debug", "dx", "photography", "idea"]
+    assert (s["SURR_INJECT_T1"], s["SURR_INJECT_T2"], s["SURR_INJECT_T3"]) == (0.6, 0.4, 0.25)
+    assert s["SURR_INJECT_FLOOR"] == 0.15
+    assert s["SURR_KG_CANDIDATES"] == 500
+    assert [
+        s[f"SURR_KG_CANDIDATES_THINK_{tool}"]
+        for tool in ("CONVO", "PLAN", "DEBUG", "BUILD", "STUCK")
+    ] == [500, 800, 1000, 400, 600]
+    assert (s["SURR_VERIFY_TOPK"], s["SURR_VERIFY_MIN_SIM"], s["SURR_VERIFY_EVIDENCE_LIMIT"]) == (
+        50,
+        0.6,
+        10,
+    )
+    assert s["SURR_PERSIST_VERIFICATION"] is True
+    assert s["SURR_THINK_ENHANCE"] is False
+    assert s["SURR_SUBMODE_RETRIEVAL"] is False
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SURR_INJECT_T1", "high"),
+        ("SURR_INJECT_FLOOR", "1.5"),
+        ("SURR_KG_CANDIDATES", "5000"),
+        ("SURR_THINK_ENHANCE", "sometimes"),
+        ("SURR_THINK_TAG_WHITELIST", " , "),
+    ],
+)
+def test_a_bad_value_stops_start_up_naming_the_variable(name, value):
+    proc = start(**{name: value})
+    assert proc.returncode != 0
+    assert "ImproperlyConfigured" in proc.stderr
+    assert name in proc.stderr.strip().splitlines()[-1]
