@@ -71,11 +71,11 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
     )
     timer.mark("links")
 
-    verify = params.needs_verification and params.hypothesis is not None
+    hypothesis = params.hypothesis if params.needs_verification else None
     provider = get_provider()
-    texts = [params.content, params.hypothesis] if verify else [params.content]
+    texts = [params.content] if hypothesis is None else [params.content, hypothesis]
     # One call for the thought and its hypothesis: both succeed or nothing is stored.
-    vectors = provider.embed(texts)  # type: ignore[arg-type]
+    vectors = provider.embed(texts)
     timer.mark("embed")
 
     injection = memories_inject(
@@ -88,12 +88,12 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
     )
     timer.mark("inject")
     verification = None
-    if verify:
+    if hypothesis is not None:
         verification = hypothesis_verify(
             provider=provider,
             vector=vectors[1],
             request=VerifyRequest(
-                hypothesis=params.hypothesis or "",
+                hypothesis=hypothesis,
                 top_k=params.verify_top_k,
                 min_similarity=params.min_similarity,
                 evidence_limit=params.evidence_limit,
@@ -139,7 +139,7 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
         choice.mode,
         injection.scale,
         len(injection.memories),
-        verify,
+        hypothesis is not None,
         timer.marks,
     )
     return ThinkResult(
