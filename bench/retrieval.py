@@ -2,11 +2,12 @@
 design (fetch the first 500 rows, cosine in the application) and exact brute force in numpy,
 at 10k and 100k entities with clustered synthetic 384-d vectors.
 
-    python bench/retrieval.py [--sizes 10000 100000] [--queries 200] [--ef 40 80 120]
+    python bench/retrieval.py [--sizes 10000 100000] [--queries 200] [--ef 40 64 100 160]
 
 It runs in its own database (see bench/_common.py: ``bench_legacymind``, never the dev data)
-and empties ``kg_entity`` there for each size. The three methods answer the same queries,
-interleaved query by query so that a noisy machine slows them alike. Latency is wall time per
+and empties ``kg_entity`` there for each size. The three methods answer the same queries, in
+alternating blocks so that a noisy machine slows them alike. The selector runs with the
+configured ``HNSW_EF_SEARCH``; the ``--ef`` table shows the trade-off around it. Latency is wall time per
 query as a caller sees it (the selector through the ORM, returning model instances; numpy
 with the matrix already in memory). Recall@10 is measured against the exact numpy answer.
 
@@ -30,6 +31,7 @@ from _common import (
     raw_connection,
     use_bench_database,
 )
+from django.conf import settings
 from django.db import connection
 
 from kg.models import Entity
@@ -38,6 +40,7 @@ from legacymind.vectors import nearest
 DIM = 384
 K = 10
 ORIGINAL_POOL = 500
+ROUNDS = 4
 INDEX_NAMES = ("kg_entity_emb_384", "kg_entity_emb_1536")
 
 
@@ -147,21 +150,28 @@ def run_size(n: int, n_queries: int, exact_pg_queries: int, efs: list[int], seed
     pks, load_s, index_s = load(vectors)
     to_pk = np.array([pks[i] for i in range(n)])
 
+    truths = [to_pk[exact_numpy(vectors, query)].tolist() for query in queries]
+    methods = {
+        "selector": selector,
+        "original": original,
+        "numpy": lambda query: to_pk[exact_numpy(vectors, query)].tolist(),
+    }
     set_ef_search(None)
     for query in queries[:20]:  # warm the caches and the ORM
-        selector(query)
-        original(query)
-    lat: dict[str, list[float]] = {"selector": [], "original": [], "numpy": []}
-    rec: dict[str, list[float]] = {"selector": [], "original": [], "numpy": []}
-    for query in queries:
-        ms, idx = timed(exact_numpy, vectors, query)
-        truth = to_pk[idx].tolist()
-        lat["numpy"].append(ms)
-        rec["numpy"].append(recall(truth, truth))
-        for name, fn in (("selector", selector), ("original", original)):
-            ms, found = timed(fn, query)
-            lat[name].append(ms)
-            rec[name].append(recall(found, truth))
+        for fn in methods.values():
+            fn(query)
+    lat: dict[str, list[float]] = {name: [] for name in methods}
+    rec: dict[str, list[float]] = {name: [] for name in methods}
+    # Blocks of queries per method, alternating in rounds: a noisy machine slows all methods
+    # alike. The pause before each block lets numpy's BLAS threads, which spin ~0.1 s after a
+    # call, go idle instead of competing with the database backend in the next block.
+    for chunk in np.array_split(np.arange(n_queries), ROUNDS):
+        for name, fn in methods.items():
+            time.sleep(0.5)
+            for i in chunk:
+                ms, found = timed(fn, queries[i])
+                lat[name].append(ms)
+                rec[name].append(recall(found, truths[i]))
 
     pg_exact: list[float] = []
     with connection.cursor() as cursor:
@@ -182,7 +192,7 @@ def run_size(n: int, n_queries: int, exact_pg_queries: int, efs: list[int], seed
         "",
         "| method | p50 ms | p95 ms | recall@10 | p50 speed-up of the selector |",
         "|---|---|---|---|---|",
-        f"| `nearest` selector (HNSW, ef_search 40) | {p50['selector']:.2f} | {p95['selector']:.2f} | {r10['selector']:.3f} | 1.00x |",
+        f"| `nearest` selector (HNSW, ef_search {settings.HNSW_EF_SEARCH}) | {p50['selector']:.2f} | {p95['selector']:.2f} | {r10['selector']:.3f} | 1.00x |",
         f"| (a) original: first {ORIGINAL_POOL} rows, cosine in Python | {p50['original']:.2f} | {p95['original']:.2f} | {r10['original']:.3f} | {ratio(p50['original'], p50['selector'])} |",
         f"| (b) exact, numpy brute force (in memory) | {p50['numpy']:.2f} | {p95['numpy']:.2f} | 1.000 | {ratio(p50['numpy'], p50['selector'])} |",
         f"| exact in Postgres (index scans off, {len(pg_exact)} queries) | {percentile(pg_exact, 50):.2f} | {percentile(pg_exact, 95):.2f} | 1.000 | {ratio(percentile(pg_exact, 50), p50['selector'])} |",
@@ -192,9 +202,9 @@ def run_size(n: int, n_queries: int, exact_pg_queries: int, efs: list[int], seed
         lines += ["| hnsw.ef_search | p50 ms | p95 ms | recall@10 |", "|---|---|---|---|"]
         for ef in efs:
             set_ef_search(ef)
+            time.sleep(0.5)
             ef_lat, ef_rec = [], []
-            for query in queries:
-                truth = to_pk[exact_numpy(vectors, query)].tolist()
+            for query, truth in zip(queries, truths, strict=True):
                 ms, found = timed(selector, query)
                 ef_lat.append(ms)
                 ef_rec.append(recall(found, truth))
@@ -218,7 +228,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--exact-pg-queries", type=int, default=20)
-    parser.add_argument("--ef", type=int, nargs="*", default=[40, 80, 120])
+    parser.add_argument("--ef", type=int, nargs="*", default=[40, 64, 100, 160])
     parser.add_argument("--seed", type=int, default=20261123)
     args = parser.parse_args()
     database = use_bench_database()
