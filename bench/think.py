@@ -18,10 +18,11 @@ a real Redis to a real Celery worker (one process) running beside the benchmark:
     python bench/think.py [--sizes 10000 100000] [--queries 200] [--related 30]
                           [--rps-seconds 20] [--write docs/benchmarks.md]
 
-Data: each query text gets ``--related`` entities at cosines drawn uniformly from 0.10-0.70 to
-its hash embedding (so at scale 3, t3 = 0.25, about 22 pass and the orbital ranking chooses
-20); every other entity is a clustered random vector. Significance, access counts and last use
-are random so the ranking has something to weigh. The KG has no observations. It runs in its
+Data: entity names are made of words from a 5,000-word vocabulary and embedded as
+"name (concept)" by the hash embedder, like the thought texts (12 words). Each query text has
+``--related`` entities sharing 1-4 consecutive words with it, so their cosines spread around
+the scale-3 threshold (t3 = 0.25); every other entity has random words. Significance, access
+counts and last use are random so the ranking has something to weigh. The KG has no observations. It runs in its
 own database (``bench_think``; see bench/_common.py), never the dev data, and empties the KG
 and thoughts there. KG extraction after commit is off (``KG_AUTO_EXTRACT=0``): in production it
 is a Celery task, not part of the request.
@@ -84,33 +85,33 @@ INDEXES = ("kg_entity_emb_384", "kg_entity_emb_1536")
 HINT = "question"
 
 
+VOCAB = [f"w{i}" for i in range(5000)]
+
+
 def query_texts(rng: np.random.Generator, count: int) -> list[str]:
-    vocab = [f"w{i}" for i in range(5000)]
-    return [" ".join(rng.choice(vocab, size=12, replace=False)) for _ in range(count)]
+    return [" ".join(rng.choice(VOCAB, size=12, replace=False)) for _ in range(count)]
 
 
-def unit(matrix: np.ndarray) -> np.ndarray:
-    return (matrix / np.linalg.norm(matrix, axis=-1, keepdims=True)).astype(np.float32)
-
-
-def with_cosines(q: np.ndarray, cosines: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    noise = rng.standard_normal((len(cosines), len(q)))
-    noise -= np.outer(noise @ q, q)
-    noise = noise / np.linalg.norm(noise, axis=1, keepdims=True)
-    return unit(cosines[:, None] * q[None, :] + np.sqrt(1 - cosines[:, None] ** 2) * noise)
-
-
-def graph(n: int, queries: np.ndarray, related: int, seed: int) -> np.ndarray:
+def entity_names(n: int, texts: list[str], related: int, seed: int) -> list[str]:
+    """Entity names the way a KG holds them: a few words each, ``related`` per query text
+    sharing 1-4 consecutive words with it (plus 0-2 words of their own), the rest random
+    words. Every name ends in a unique token (names are unique per type)."""
     rng = np.random.default_rng(seed)
-    near = [with_cosines(q, rng.uniform(0.10, 0.70, related), rng) for q in queries]
-    rest = n - related * len(queries)
-    centres = unit(rng.standard_normal((max(16, n // 500), DIM)))
-    picks = rng.integers(0, len(centres), size=rest)
-    background = unit(centres[picks] + rng.standard_normal((rest, DIM)) / np.sqrt(DIM))
-    return np.vstack([*near, background]).astype(np.float32)
+    names: list[str] = []
+    for text in texts:
+        words = text.split()
+        for _ in range(related):
+            size = int(rng.integers(1, 5))
+            start = int(rng.integers(0, len(words) - size + 1))
+            extra = list(rng.choice(VOCAB, size=int(rng.integers(0, 3))))
+            names.append(" ".join([*words[start : start + size], *extra, f"u{len(names)}"]))
+    while len(names) < n:
+        words = list(rng.choice(VOCAB, size=int(rng.integers(2, 5))))
+        names.append(" ".join([*words, f"u{len(names)}"]))
+    return names
 
 
-def load(vectors: np.ndarray, seed: int) -> tuple[np.ndarray, float, float]:
+def load(names: list[str], vectors: np.ndarray, seed: int) -> tuple[np.ndarray, float, float]:
     """Empty the KG and thoughts, COPY the entities in, rebuild the HNSW indexes.
     Returns the primary keys in row order, load seconds and index build seconds."""
     rng = np.random.default_rng(seed + 1)
@@ -150,7 +151,7 @@ def load(vectors: np.ndarray, seed: int) -> tuple[np.ndarray, float, float]:
             for i, vector in enumerate(vectors):
                 used = now - timedelta(days=float(age_days[i]))
                 copy.write_row(
-                    (f"bench-{i}", "concept", "", Jsonb({}), [], vector, provider.name,
+                    (names[i], "concept", "", Jsonb({}), [], vector, provider.name,
                      provider.model, DIM, now, float(significance[i]), int(access[i]), used,
                      now, now)
                 )  # fmt: skip
@@ -161,7 +162,8 @@ def load(vectors: np.ndarray, seed: int) -> tuple[np.ndarray, float, float]:
             cursor.execute(definition)
         cursor.execute("VACUUM ANALYZE kg_entity")
         cursor.execute("SELECT id, name FROM kg_entity")
-        by_row = {int(name.removeprefix("bench-")): pk for pk, name in cursor.fetchall()}
+        by_name = {name: pk for pk, name in cursor.fetchall()}
+        by_row = {i: by_name[name] for i, name in enumerate(names)}
     return np.array([by_row[i] for i in range(len(vectors))]), loaded, time.perf_counter() - started
 
 
@@ -251,8 +253,10 @@ def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str]
     rng = np.random.default_rng(seed)
     texts = query_texts(rng, n_queries)
     qvecs = get_provider().embed(texts)
-    vectors = graph(n, qvecs, related, seed)
-    pks, load_s, index_s = load(vectors, seed)
+    names = entity_names(n, texts, related, seed)
+    # Entities embed as "name (entity_type)", with the same provider as the thoughts.
+    vectors = get_provider().embed([f"{name} (concept)" for name in names])
+    pks, load_s, index_s = load(names, vectors, seed)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {bench_token()}")
 
