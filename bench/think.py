@@ -52,7 +52,9 @@ from tests.support.redis_server import redis_url
 
 # Redis must be known before Django reads its settings (in _common).
 _redis = contextlib.ExitStack()
-os.environ["REDIS_URL"] = _redis.enter_context(redis_url())
+# A shared 127.0.0.1:6379 gets database 13: the worker tests use 15, and no other worker must
+# take this run's tasks (or this worker theirs).
+os.environ["REDIS_URL"] = re.sub(r"/\d+$", "/13", _redis.enter_context(redis_url()))
 atexit.register(_redis.close)
 os.environ.setdefault("BENCH_DATABASE_NAME", "bench_think")
 os.environ.setdefault("EMBEDDING_PROVIDER", "hash")
