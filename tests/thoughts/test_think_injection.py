@@ -297,8 +297,9 @@ def test_a_pool_smaller_than_the_related_rows_caps_the_search(api, memory, setti
     settings.SURR_KG_CANDIDATES_THINK_CONVO = 44
     settings.SURR_ORBITAL_W_SIGNIFICANCE = 5.0
     for i in range(44):
-        memory(about=TEXT, cosine=0.75 - i * 0.01, name=f"m{i:02d}", significance=0.0)
-    memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)
+        memory(about=TEXT, cosine=0.75 - i * 0.005, name=f"m{i:02d}", significance=0.0)
+    memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)  # the 45th neighbour
     body = think(api, injection_scale=3)
     assert "deep" not in names(body)
-    assert body["telemetry"]["injection"]["candidates_passing"] == 44
+    # The index search is approximate: at most the pool, and nearly all of it.
+    assert 40 <= body["telemetry"]["injection"]["candidates_passing"] <= 44
