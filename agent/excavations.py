@@ -6,11 +6,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.utils import timezone
 
+from agent.engine.answers import answer_table, statement
 from agent.engine.archetypes import BY_KEY
 from agent.engine.beliefs import embed, seed_nodes
 from agent.engine.guard import distress_gate
 from agent.engine.infotheory import bounded_update, normalise
-from agent.engine.policy import ask_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, lint
 from agent.errors import (
     AnswerMismatch,
@@ -125,7 +125,11 @@ def excavation_step(
         index = int(sims.argmax()) if sims.max() >= 0.6 else len(options) - 1
     active = [h for h in state.hypotheses if h.status == "active"]
     ids = [str(h.hypothesis_id) for h in active]
-    table = ask_table([str(t) for t in probe.targets], ids)
+    by_id = {str(h.hypothesis_id): h for h in active}
+    table = answer_table(
+        {h: statement(by_id[h]) for h in ids},
+        [_option(by_id[str(t)]) for t in probe.targets],
+    )
     prior = normalise({str(h.hypothesis_id): h.confidence for h in active})
     post = bounded_update(
         prior,

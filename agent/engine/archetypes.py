@@ -27,7 +27,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "fear_of_failure",
         "The writer is avoiding the attempt because trying and still falling short would make "
         "the failure real and unbearable.",
-        "Trying and still falling short would be unbearable",
+        "If I try and still fall short, the failure becomes real",
         (
             r"fail\w*",
             r"not good enough",
@@ -55,7 +55,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "need_for_approval",
         "The writer needs other people's approval and acknowledgement before they can feel "
         "their own choice or effort was good enough.",
-        "I need others to approve of what I did",
+        "I need others to approve before it feels good enough",
         (
             r"what (they|people|others|everyone) (think|thought|say|said)",
             r"approv\w+",
@@ -83,7 +83,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "boundaries",
         "The writer keeps giving time and help to others because they cannot bring themselves "
         "to set limits or say no.",
-        "I can't say no or set limits with people",
+        "I keep giving my time because I can't say no",
         (
             r"say no",
             r"said yes",
@@ -114,7 +114,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "grief_loss",
         "The writer is grieving someone or something they lost, and the gaps it left keep "
         "surfacing.",
-        "I'm grieving someone or something I've lost",
+        "I'm grieving what I lost, and the gap keeps showing",
         (
             r"died",
             r"death",
@@ -142,7 +142,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "burnout",
         "The writer has been running on empty for too long with no real rest, and the "
         "exhaustion has drained everything else.",
-        "I'm exhausted, with no rest and nothing left",
+        "I've run on empty too long, with no real rest",
         (
             r"exhaust\w+",
             r"tired",
@@ -171,7 +171,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "career_identity",
         "The writer's sense of who they are was built on a role or career that has changed, "
         "and the new one doesn't feel like them.",
-        "I don't know who I am without that role",
+        "My sense of who I am was built on a role that changed",
         (
             r"career",
             r"title",
@@ -198,7 +198,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "relationship_conflict",
         "The writer and someone close keep having the same unresolved fight, and the real "
         "issue between them is never repaired.",
-        "We keep having the same unresolved fight",
+        "We keep having the same fight and never repair it",
         (
             r"fight\w*",
             r"argu\w+",
@@ -225,7 +225,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "low_self_worth",
         "The writer believes they don't deserve the good things or people in their life, so "
         "anything good feels borrowed.",
-        "I feel I don't deserve the good things I have",
+        "I don't feel I deserve the good things I have",
         (
             r"deserve\w*",
             r"not worth",
@@ -275,7 +275,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "loneliness",
         "The writer is alone day to day, with no one close to share life with, and feels cut "
         "off from people.",
-        "I'm alone, with no one close to share life with",
+        "I'm alone day to day, with no one close to share life with",
         (
             r"alone",
             r"lonely",
@@ -302,7 +302,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "perfectionism",
         "The writer can't accept anything short of flawless, so they keep redoing work that "
         "is already good enough.",
-        "Nothing feels good enough unless it's flawless",
+        "Nothing is acceptable unless it's flawless, so I keep redoing it",
         (
             r"perfect\w*",
             r"flaw\w*",
@@ -328,7 +328,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "resentment_fairness",
         "The writer feels treated unfairly: others got credit or reward they didn't earn "
         "while the writer's own contribution went unrecognised.",
-        "It's unfair: others got credit or reward I earned",
+        "It's unfair: others got the credit or reward I earned",
         (
             r"unfair",
             r"fair",

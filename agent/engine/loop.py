@@ -10,9 +10,17 @@ from uuid import UUID
 
 from django.conf import settings
 
-from agent.engine.beliefs import OTHER, Beliefs, embed, recompute, seed_nodes, write_beliefs
+from agent.engine.beliefs import (
+    OTHER,
+    Beliefs,
+    active_nodes,
+    embed,
+    recompute,
+    seed_nodes,
+    write_beliefs,
+)
 from agent.engine.guard import CRISIS_MESSAGE, CRISIS_RESOURCES, distress_gate
-from agent.engine.policy import ask_table, enumerate_and_score
+from agent.engine.policy import enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired
 from agent.schemas import (
@@ -131,8 +139,7 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
         else:
             index, free_text = len(options) - 1, True
     targets = [str(t) for t in action.targets]
-    hyps = [str(n.node_id) for n in state.belief_state.nodes if n.status == "active"] + [OTHER]
-    table = ask_table(targets, hyps)
+    table = question_table(active_nodes(state), targets, options[:-1])
     template_id = next(
         (t for t, stem in PAIR_TEMPLATES + TRIAD_TEMPLATES if stem == action.question), "custom"
     )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
 from agent.engine import observations as obs
+from agent.engine.answers import answer_table, latent_statements, statement
 from agent.engine.archetypes import BY_KEY
 from agent.engine.beliefs import (
     OTHER,
@@ -36,6 +37,7 @@ from agent.schemas import (
     ClusterThemesAction,
     ConfidenceUpdateAction,
     CounterfactualTestAction,
+    CruxNode,
     Evidence,
     EvidenceRequestAction,
     HypothesizeAction,
@@ -54,27 +56,16 @@ class Candidate:
     score: float = 0.0
 
 
-def ask_table(target_ids: list[str], hypotheses: list[str]) -> dict[str, list[float]]:
-    """P(option | h). Columns follow the options (targets in order, then "not sure / something
-    else"). A targeted hypothesis mostly picks its own option; an untargeted one (including the
-    latent OTHER) mostly says "not sure / something else"."""
-    n = len(target_ids)
-    # Calibrated on simulated answers (bench/crux.py): a writer shown their own crux picks it
-    # ~85% of the time and rarely picks the rival; shown two wrong ones, they still pick one of
-    # them more often than "not sure".
-    hit, unsure = (0.80, 0.14) if n == 2 else (0.78, 0.14)
-    cross = (1 - hit - unsure) / (n - 1)
-    off_unsure = 0.30 if n == 2 else 0.25
-    off = [(1 - off_unsure) / n] * n + [off_unsure]
-    table = {}
-    for h in hypotheses:
-        if h in target_ids:
-            row = [cross] * n + [unsure]
-            row[target_ids.index(h)] = hit
-            table[h] = row
-        else:
-            table[h] = list(off)
-    return table
+def question_table(
+    nodes: Sequence[CruxNode], targets: Sequence[str], options: Sequence[str]
+) -> dict[str, list[float]]:
+    """P(option | h) over the active ``nodes`` and OTHER for a question contrasting ``targets``
+    (node ids) with the substantive ``options`` in the same order (see engine/answers.py)."""
+    statements = {str(n.node_id): statement(n) for n in nodes}
+    assert all(t in statements for t in targets), "targets are active nodes"
+    return answer_table(
+        statements, options, latent=latent_statements([n.archetype for n in nodes])
+    )
 
 
 def _done(state: AgentState) -> set[str]:
@@ -129,7 +120,7 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
                 options = [option_text(by_id[t]) for t in targets] + [NOT_SURE]
                 if not lint(stem, options).ok:
                     continue
-                table = ask_table(targets, hyps)
+                table = question_table(nodes, targets, options[:-1])
                 evi = expected_information_gain(joint, table)
                 action = AskUserAction(
                     question=stem,

@@ -23,6 +23,13 @@ AGENT_COST_INTERNAL = env_float("AGENT_COST_INTERNAL", 0.1, low=0.0, high=100.0)
 # Log-odds clipping (|logit| <= clip) and the largest change one piece of evidence may make.
 AGENT_LOGIT_CLIP = env_float("AGENT_LOGIT_CLIP", 5.0, low=0.5, high=50.0)
 AGENT_MAX_STEP_LOGIT = env_float("AGENT_MAX_STEP_LOGIT", 2.5, low=0.1, high=50.0)
+# Answer model of a quick-option question (agent/engine/answers.py): how sharply a writer picks
+# the option closest to their crux, and how often they say "not sure" when the best two are close.
+# Maximum-likelihood fits to simulated answers (bench/crux.py --fit-answers, cross-validated).
+AGENT_ANSWER_BETA = env_float("AGENT_ANSWER_BETA", 8.3, low=0.0, high=100.0)
+AGENT_UNSURE_BIAS = env_float("AGENT_UNSURE_BIAS", -0.1, low=-10.0, high=10.0)
+AGENT_UNSURE_SLOPE = env_float("AGENT_UNSURE_SLOPE", 4.6, low=0.0, high=100.0)
+AGENT_ANSWER_LAPSE = env_float("AGENT_ANSWER_LAPSE", 0.0, low=0.0, high=1.0)
 # Turns per minute per client (user id or address) before 429; 0 turns the guard off.
 AGENT_RATE_PER_MINUTE = env_int("AGENT_RATE_PER_MINUTE", 120, low=0, high=1_000_000)
 AGENT_IDEMPOTENCY_TTL = env_int("AGENT_IDEMPOTENCY_TTL", 120, low=1, high=86400)

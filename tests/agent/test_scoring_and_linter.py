@@ -6,8 +6,10 @@ import math
 
 import pytest
 
+from agent.engine.answers import answer_table, latent_statements
+from agent.engine.archetypes import BY_KEY
+from agent.engine.beliefs import OTHER
 from agent.engine.infotheory import bounded_update, entropy, expected_information_gain
-from agent.engine.policy import ask_table
 from agent.engine.questions import NOT_SURE, lint
 
 
@@ -36,14 +38,24 @@ def test_dropping_the_noise_term_would_overstate_eig():
     assert expected_information_gain(prior, noisy) < 0.01 < entropy([0.5, 0.5])
 
 
-def test_ask_table_rows_are_distributions_with_a_not_sure_column():
-    table = ask_table(["a", "b"], ["a", "b", "c", "__other__"])
+def test_answer_table_rows_are_distributions_with_a_not_sure_column():
+    burnout, boundaries, grief = BY_KEY["burnout"], BY_KEY["boundaries"], BY_KEY["grief_loss"]
+    statements = {"a": burnout.crux, "b": boundaries.crux, "c": grief.crux}
+    options = [burnout.option, boundaries.option]
+    table = answer_table(
+        statements, options, latent=latent_statements(["burnout", "boundaries", "grief_loss"])
+    )
+    assert set(table) == {"a", "b", "c", OTHER}
     for row in table.values():
         assert sum(row) == pytest.approx(1.0)
         assert len(row) == 3
-    assert table["a"][0] > table["a"][1] and table["c"][2] > table["a"][2]
-    triad = ask_table(["a", "b", "c"], ["a", "b", "c", "d"])
+        assert min(row) > 0  # a misclick never zeroes a belief
+    # Each targeted hypothesis picks its own option more often than the rival's.
+    assert table["a"][0] > table["a"][1]
+    assert table["b"][1] > table["b"][0]
+    triad = answer_table(statements, [burnout.option, boundaries.option, grief.option])
     assert all(len(r) == 4 and sum(r) == pytest.approx(1.0) for r in triad.values())
+    assert triad["c"][2] == max(triad["c"][:3])
 
 
 def test_bounded_update_limits_step_and_clips():
