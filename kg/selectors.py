@@ -15,6 +15,7 @@ from kg.models import CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandid
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, get_provider
 from legacymind.vectors import nearest
+from thoughts.selectors import Viewer, memories_visible_to
 
 TARGETS = ("entity", "relationship", "mixed")
 
@@ -120,14 +121,28 @@ def suggestions_for(
     return out
 
 
-def entity_neighbors(*, entity: Entity, depth: int = 1) -> tuple[list[Entity], list[Edge]]:
-    """Entities within ``depth`` hops (either direction) and the edges between them."""
+def visible_edges(viewer: Viewer) -> QuerySet[Edge]:
+    """Edges ``viewer`` may see: the edge and both of its endpoints pass the memory rule (an
+    edge between two shared entities can still come from someone's private thought)."""
+    shared = Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
+    if viewer.is_authenticated:
+        shared |= Q(source_thought__owner_id=viewer.pk)
+    entities = memories_visible_to(viewer, Entity).values("pk")
+    return Edge.objects.filter(
+        shared, source_id__in=entities, target_id__in=entities
+    ).select_related("source", "target")
+
+
+def entity_neighbors(
+    *, entity: Entity, viewer: Viewer, depth: int = 1
+) -> tuple[list[Entity], list[Edge]]:
+    """Entities within ``depth`` hops (either direction) and the edges between them, as far as
+    ``viewer`` may see them."""
     seen = {entity.pk}
     frontier = {entity.pk}
     edges: dict[int, Edge] = {}
     for _ in range(depth):
-        hop = Edge.objects.filter(Q(source_id__in=frontier) | Q(target_id__in=frontier))
-        hop = hop.select_related("source", "target")
+        hop = visible_edges(viewer).filter(Q(source_id__in=frontier) | Q(target_id__in=frontier))
         nxt: set[int] = set()
         for edge in hop:
             edges[edge.pk] = edge
@@ -136,18 +151,26 @@ def entity_neighbors(*, entity: Entity, depth: int = 1) -> tuple[list[Entity], l
         seen |= nxt
         if not frontier:
             break
-    nodes = list(Entity.objects.filter(id__in=seen - {entity.pk}).order_by("name"))
+    nodes = list(
+        memories_visible_to(viewer, Entity).filter(id__in=seen - {entity.pk}).order_by("name")
+    )
     return nodes, list(edges.values())
 
 
-def kg_search(*, query: str, target: str = "mixed", top_k: int = 10) -> list[tuple[str, Any]]:
-    """Entities and observations nearest to ``query``: (kind, row with ``similarity``)."""
+def kg_search(
+    *, query: str, viewer: Viewer, target: str = "mixed", top_k: int = 10
+) -> list[tuple[str, Any]]:
+    """Entities and observations nearest to ``query`` that ``viewer`` may see: (kind, row with
+    ``similarity``)."""
     provider = get_provider()
     vector = provider.embed([query])[0].tolist()
     rows: list[tuple[str, Any]] = []
     if target in ("entity", "mixed"):
-        rows += [("entity", e) for e in nearest(Entity.objects.all(), vector, top_k)]
+        rows += [("entity", e) for e in nearest(memories_visible_to(viewer, Entity), vector, top_k)]
     if target in ("observation", "mixed"):
-        rows += [("observation", o) for o in nearest(Observation.objects.all(), vector, top_k)]
+        rows += [
+            ("observation", o)
+            for o in nearest(memories_visible_to(viewer, Observation), vector, top_k)
+        ]
     rows.sort(key=lambda r: -float(r[1].similarity))
     return rows[:top_k]

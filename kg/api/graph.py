@@ -15,6 +15,8 @@ from rest_framework.views import APIView
 from kg import selectors, services
 from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
+from kg.selectors import visible_edges
+from thoughts.selectors import memories_visible_to
 
 
 class KgEntity(serializers.ModelSerializer[Entity]):
@@ -134,7 +136,7 @@ class EntityViewSet(_GraphViewSet):
     serializer_class = KgEntity
 
     def get_queryset(self) -> QuerySet[Entity]:
-        qs = Entity.objects.order_by("name", "id")
+        qs = memories_visible_to(self.request.user, Entity).order_by("name", "id")
         if q := self.request.query_params.get("q"):
             qs = qs.filter(name__icontains=q)
         if entity_type := self.request.query_params.get("entity_type"):
@@ -181,7 +183,9 @@ class EntityViewSet(_GraphViewSet):
         if depth not in ("1", "2"):
             raise serializers.ValidationError({"depth": "depth must be 1 or 2"})
         entity = self.get_object()
-        nodes, edges = selectors.entity_neighbors(entity=entity, depth=int(depth))
+        nodes, edges = selectors.entity_neighbors(
+            entity=entity, depth=int(depth), viewer=request.user
+        )
         return Response(
             {
                 "entity": KgEntity(entity).data,
@@ -196,7 +200,7 @@ class ObservationViewSet(_GraphViewSet):
     serializer_class = KgObservation
 
     def get_queryset(self) -> QuerySet[Observation]:
-        qs = Observation.objects.order_by("-created_at", "-id")
+        qs = memories_visible_to(self.request.user, Observation).order_by("-created_at", "-id")
         if entity := self.request.query_params.get("entity"):
             qs = qs.filter(entity_id=entity) if entity.isdigit() else qs.none()
         return qs
@@ -234,7 +238,7 @@ class EdgeViewSet(_GraphViewSet):
     serializer_class = KgEdge
 
     def get_queryset(self) -> QuerySet[Edge]:
-        qs = Edge.objects.select_related("source", "target").order_by("-created_at", "-id")
+        qs = visible_edges(self.request.user).order_by("-created_at", "-id")
         if entity := self.request.query_params.get("entity"):
             if not entity.isdigit():
                 return qs.none()
@@ -294,6 +298,7 @@ class SearchView(APIView):
             query=query.validated_data["q"],
             target=query.validated_data["target"],
             top_k=query.validated_data["top_k"],
+            viewer=request.user,
         )
         hits = [
             {

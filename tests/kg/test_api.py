@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 
 from kg.models import Edge, EdgeCandidate, Entity, EntityCandidate
+from tests.conftest import client_for
 from tests.kg.factories import (
     EdgeCandidateFactory,
     EdgeFactory,
@@ -250,3 +251,47 @@ def test_api_root_links_kg_collections(api):
     body = api.get("/api/v1/").json()
     assert body["kg_entities"].endswith("/api/v1/kg/entities/")
     assert body["kg_candidates"].endswith("/api/v1/kg/candidates/")
+
+
+def test_memories_from_a_private_thought_stay_with_its_owner(api, other_api, user, moderator):
+    """Entities, observations and edges drawn from alice's private thought reach no one else:
+    not the lists, not retrieve (404), not neighbours, not semantic search, not a moderator."""
+    from kg.models import Observation
+    from kg.services import entity_embed, observation_embed
+
+    private = ThoughtFactory(owner=user, is_private=True, content="my private diagnosis")
+    public = ThoughtFactory(owner=user, is_private=False)
+    shared = EntityFactory(name="Shared hub")
+    secret = EntityFactory(name="Secret clinic", source_thought=private)
+    note = Observation.objects.create(
+        name="Secret clinic visit", description="the diagnosis", source_thought=private
+    )
+    EdgeFactory(source=shared, target=secret, rel_type="visits", source_thought=public)
+    hidden_edge = EdgeFactory(
+        source=shared, target=EntityFactory(name="Open thing"), source_thought=private
+    )
+    entity_embed(entity_id=secret.pk)
+    entity_embed(entity_id=shared.pk)
+    observation_embed(observation_id=note.pk)
+
+    mod_api = client_for(moderator)
+    for client, sees in ((api, True), (other_api, False), (mod_api, False)):
+        names = {e["name"] for e in client.get("/api/v1/kg/entities/").json()["results"]}
+        assert ("Secret clinic" in names) is sees
+        obs = {o["name"] for o in client.get("/api/v1/kg/observations/").json()["results"]}
+        assert ("Secret clinic visit" in obs) is sees
+        edges = {e["id"] for e in client.get("/api/v1/kg/edges/").json()["results"]}
+        assert (hidden_edge.pk in edges) is sees
+        detail = client.get(f"/api/v1/kg/entities/{secret.pk}/")
+        assert detail.status_code == (200 if sees else 404)
+        around = client.get(f"/api/v1/kg/entities/{shared.pk}/neighbors/").json()
+        assert ("Secret clinic" in {n["name"] for n in around["nodes"]}) is sees
+        # An edge into a hidden entity is hidden too, even from a public thought.
+        assert (len(around["edges"]) == 2) is sees
+        hits = client.get("/api/v1/kg/search/", {"q": "Secret clinic", "top_k": 10}).json()
+        assert ({"Secret clinic", "Secret clinic visit"} <= {h["name"] for h in hits}) is sees
+        assert not sees or {h["name"] for h in hits} >= {"Secret clinic"}
+    # bob still finds the shared entity: the rule hides rows, not the whole graph.
+    assert "Shared hub" in {
+        h["name"] for h in other_api.get("/api/v1/kg/search/", {"q": "hub"}).json()
+    }
