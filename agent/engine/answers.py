@@ -53,9 +53,7 @@ def answer_rows(statements: Sequence[str], options: Sequence[str]) -> np.ndarray
     choice = (1.0 - lapse) * choice + lapse / sims.shape[1]
     ordered = np.sort(sims, axis=1)[:, ::-1]
     gap = ordered[:, 0] - ordered[:, 1] if sims.shape[1] > 1 else np.ones(len(sims))
-    unsure = 1.0 / (
-        1.0 + np.exp(-(settings.AGENT_UNSURE_BIAS - settings.AGENT_UNSURE_SLOPE * gap))
-    )
+    unsure = 1.0 / (1.0 + np.exp(-(settings.AGENT_UNSURE_BIAS - settings.AGENT_UNSURE_SLOPE * gap)))
     return np.hstack([choice * (1.0 - unsure)[:, None], unsure[:, None]])
 
 

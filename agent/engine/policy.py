@@ -63,9 +63,7 @@ def question_table(
     (node ids) with the substantive ``options`` in the same order (see engine/answers.py)."""
     statements = {str(n.node_id): statement(n) for n in nodes}
     assert all(t in statements for t in targets), "targets are active nodes"
-    return answer_table(
-        statements, options, latent=latent_statements([n.archetype for n in nodes])
-    )
+    return answer_table(statements, options, latent=latent_statements([n.archetype for n in nodes]))
 
 
 def _done(state: AgentState) -> set[str]:
