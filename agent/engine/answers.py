@@ -13,9 +13,10 @@ such answer, and reports 0.9 for a wrong crux. Here, grief and loneliness both e
 so it moves little mass between them; the latent "something else" stands for the archetypes that
 are not in the graph and answers like their average.
 
-The three parameters are maximum-likelihood estimates from simulated answers on the dev set
-(`bench/crux.py --fit-answers`, 4-fold cross-validated by entry; the folds agree to ±2 on β and
-±0.05 on the rest). They describe answer noise, not any entry, so they are settings, not code.
+The three parameters were fitted by maximum likelihood to the simulated writer's answers on the
+dev set (a one-off fit; the fitting script is not in the repository, and docs/benchmarks.md
+says the figures were tuned on that set). They describe answer noise, not any entry, so they
+are settings, not code.
 """
 
 from __future__ import annotations
