@@ -47,6 +47,7 @@ system-deps:
 setup: install
 	$(RUN_ENV) $(PY) manage.py migrate --noinput
 	$(RUN_ENV) $(PY) manage.py createcachetable
+	$(RUN_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 
 run: setup
 	$(RUN_ENV) $(PY) manage.py seed_demo
