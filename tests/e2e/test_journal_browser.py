@@ -10,6 +10,8 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
+from legacymind.providers import embeddings
+
 CHROMIUM = "/usr/bin/chromium"
 ENTRY = (
     "Tash texted at midnight again asking if I could fit her in for a free appointment before "
@@ -42,7 +44,12 @@ def page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         browser.close()
 
 
-def test_write_entry_answer_questions_and_see_the_crux(page: Any, live_server: Any) -> None:
+def test_write_entry_answer_questions_and_see_the_crux(
+    page: Any, live_server: Any, settings: Any
+) -> None:
+    # The agent's answer model compares options and cruxes by meaning: the real sentence model.
+    settings.EMBEDDING_PROVIDER = "local"
+    embeddings._cached.cache_clear()
     page.goto(live_server.url + "/journal/")
     page.fill("#entry", ENTRY)
     page.click("#start")
