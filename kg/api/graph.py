@@ -137,6 +137,8 @@ class EntityViewSet(_GraphViewSet):
 
     def get_queryset(self) -> QuerySet[Entity]:
         qs = memories_visible_to(self.request.user, Entity).order_by("name", "id")
+        if self.action == "list":
+            qs = qs.defer("embedding")  # ~1.5 KB a row that no list shows
         if q := self.request.query_params.get("q"):
             qs = qs.filter(name__icontains=q)
         if entity_type := self.request.query_params.get("entity_type"):
@@ -201,6 +203,8 @@ class ObservationViewSet(_GraphViewSet):
 
     def get_queryset(self) -> QuerySet[Observation]:
         qs = memories_visible_to(self.request.user, Observation).order_by("-created_at", "-id")
+        if self.action == "list":
+            qs = qs.defer("embedding")
         if entity := self.request.query_params.get("entity"):
             qs = qs.filter(entity_id=entity) if entity.isdigit() else qs.none()
         return qs
@@ -239,6 +243,7 @@ class EdgeViewSet(_GraphViewSet):
 
     def get_queryset(self) -> QuerySet[Edge]:
         qs = visible_edges(self.request.user).order_by("-created_at", "-id")
+        qs = qs.defer("source__embedding", "target__embedding")
         if entity := self.request.query_params.get("entity"):
             if not entity.isdigit():
                 return qs.none()
