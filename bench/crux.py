@@ -50,7 +50,12 @@ def embed(texts: list[str]) -> np.ndarray:
 
 
 def load(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / name).open() if line.strip()]
+    path = DATA / name
+    if not path.exists():
+        raise SystemExit(
+            f"bench/crux.py needs the dev set {path} (the workspace's shared/datasets beside the checkout)"
+        )
+    return [json.loads(line) for line in path.open() if line.strip()]
 
 
 def writer_answer(item: dict[str, Any], options: list[str]) -> str:

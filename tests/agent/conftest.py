@@ -10,7 +10,10 @@ from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+# The project's dev sets live in ../shared/datasets; a copy of the one the tests read sits in
+# fixtures/ so a clone outside the workspace tests the same items.
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 # Strong, unambiguous boundaries cues; no risk language.
 BOUNDARIES_ENTRY = (
@@ -40,7 +43,8 @@ def client(agent_cache: None) -> APIClient:
 
 
 def load(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATASETS / name).open() if line.strip()]
+    path = SHARED / name if (SHARED / name).exists() else FIXTURES / name
+    return [json.loads(line) for line in path.open() if line.strip()]
 
 
 def act(client: APIClient, body: dict[str, Any], **headers: str) -> Any:
