@@ -33,6 +33,14 @@ def redis_url() -> Iterator[str]:
         # Database 15 keeps test keys away from anything a developer stores in db 0.
         yield "redis://127.0.0.1:6379/15"
         return
+    with private_redis() as url:
+        yield url
+
+
+@contextmanager
+def private_redis() -> Iterator[str]:
+    """A redis-server of our own on a free port, gone afterwards: on a shared Redis, another
+    run's worker could take our tasks."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError(
