@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from legacymind.conf.env import env, env_int
-from legacymind.demo import superuser_ensure
+from legacymind.superuser import superuser_ensure
 
 
 class Command(BaseCommand):

@@ -1,0 +1,105 @@
+"""The admin login ``make run`` prints: ``superuser_ensure`` creates or keeps the superuser, puts
+it in the moderators group and gives it an API token. Idempotent: a second run changes nothing,
+and a password someone changed since is left as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractUser, Group
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from kg.permissions_setup import MODERATORS_GROUP, ensure_moderators_group
+
+
+@dataclass(frozen=True)
+class SuperuserLogin:
+    username: str
+    password: str | None  # None: an existing password we do not know, left unchanged
+    token: str
+    created: bool
+    password_source: str  # "environment", "file", "generated", "unchanged"
+
+
+def _read_secret(path: Path, username: str) -> str | None:
+    try:
+        lines = path.read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    values = dict(line.split("=", 1) for line in lines if "=" in line)
+    return values.get("password") if values.get("username") == username else None
+
+
+def _write_secret(path: Path, username: str, password: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Created 0600 from the start: the password is never readable by others, not even briefly.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(f"username={username}\npassword={password}\n")
+    os.chmod(path, 0o600)
+
+
+def superuser_ensure(
+    *, username: str, email: str, password: str | None, secret_path: Path
+) -> SuperuserLogin:
+    """Create the superuser (or keep it), put it in the moderators group, and give it a token.
+
+    ``password`` (from the environment) is applied when given. Without it a password is
+    generated once and kept in ``secret_path``; an existing user whose password we do not know
+    keeps it.
+    """
+    if not username:
+        raise ValueError("the superuser needs a username")
+    user_model = get_user_model()
+    with transaction.atomic():
+        user = user_model.objects.select_for_update().filter(username=username).first()
+        created = user is None
+        if user is None:
+            user = user_model(username=username, email=email)
+        assert isinstance(user, AbstractUser)
+        source = "unchanged"
+        if password:
+            source = "environment"
+        else:
+            password = _read_secret(secret_path, username)
+            if password is not None:
+                source = "file"
+            elif created:
+                password = secrets.token_urlsafe(15)
+                _write_secret(secret_path, username, password)
+                source = "generated"
+        changed: list[str] = []
+        if password and (created or not user.check_password(password)):
+            if source == "file" and not created:
+                # Someone changed the password since we stored it: theirs wins.
+                password, source = None, "unchanged"
+            else:
+                user.set_password(password)
+                changed.append("password")
+        for flag in ("is_staff", "is_superuser", "is_active"):
+            if not getattr(user, flag):
+                setattr(user, flag, True)
+                changed.append(flag)
+        if email and not user.email:
+            user.email = email
+            changed.append("email")
+        if created:
+            user.save()
+        elif changed:
+            user.save(update_fields=changed)
+        ensure_moderators_group()
+        user.groups.add(Group.objects.get(name=MODERATORS_GROUP))
+        token, _ = Token.objects.get_or_create(user=user)
+    return SuperuserLogin(
+        username=username,
+        password=password,
+        token=token.key,
+        created=created,
+        password_source=source,
+    )
