@@ -11,12 +11,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-NO_DB = "postgres://nobody@127.0.0.1:9/none"
+from tests.support.settings_process import NO_DB, ROOT, settings_process
+
 PRINT_SETTINGS = """
 import json, django
 django.setup()
@@ -38,27 +37,7 @@ print(json.dumps({
 
 def start(**overrides: str | None) -> subprocess.CompletedProcess[str]:
     """Load the settings in a new process with a clean, production-like environment."""
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "DJANGO_SETTINGS_MODULE": "legacymind.settings",
-        "DJANGO_SECRET_KEY": "s3cret-for-tests",
-        "AGENT_STATE_SECRET": "agent-s3cret-for-tests",
-        "DATABASE_URL": NO_DB,
-    }
-    for name, value in overrides.items():
-        if value is None:
-            env.pop(name, None)
-        else:
-            env[name] = value
-    return subprocess.run(
-        [sys.executable, "-c", PRINT_SETTINGS],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return settings_process(PRINT_SETTINGS, **overrides)
 
 
 def loaded(**overrides: str | None) -> dict[str, object]:

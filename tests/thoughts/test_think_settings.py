@@ -4,14 +4,12 @@ Each case loads the settings in a fresh interpreter (no database is touched)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.settings_process import settings_process
+
 PRINT = """
 import json, django
 django.setup()
@@ -23,23 +21,7 @@ print(json.dumps({n: getattr(s, n) for n in names}))
 
 
 def start(**overrides: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "DJANGO_SETTINGS_MODULE": "legacymind.settings",
-        "DJANGO_SECRET_KEY": "s3cret-for-tests",
-        "AGENT_STATE_SECRET": "agent-s3cret-for-tests",
-        "DATABASE_URL": "postgres://nobody@127.0.0.1:9/none",
-        **overrides,
-    }
-    return subprocess.run(
-        [sys.executable, "-c", PRINT],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return settings_process(PRINT, **overrides)
 
 
 def test_defaults_follow_the_spec_and_the_readme_decisions():

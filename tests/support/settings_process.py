@@ -1,0 +1,40 @@
+"""Load the settings in a fresh interpreter, as a deployment would, and run a snippet there.
+
+The environment is clean and production-like (secrets set, DEBUG off) and DATABASE_URL points
+at a closed port: loading settings never connects, so no database is needed or started.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NO_DB = "postgres://nobody@127.0.0.1:9/none"
+
+
+def settings_process(code: str, **overrides: str | None) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a new process; ``overrides`` set variables, ``None`` removes one."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "DJANGO_SETTINGS_MODULE": "legacymind.settings",
+        "DJANGO_SECRET_KEY": "s3cret-for-tests",
+        "AGENT_STATE_SECRET": "agent-s3cret-for-tests",
+        "DATABASE_URL": NO_DB,
+    }
+    for name, value in overrides.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
