@@ -21,14 +21,14 @@ from __future__ import annotations
 import argparse
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 from _common import (
+    load_entities,
     machine,
     percentile,
     ratio,
-    raw_connection,
+    timed,
     use_bench_database,
 )
 from django.conf import settings
@@ -41,7 +41,6 @@ DIM = 384
 K = 10
 ORIGINAL_POOL = 500
 ROUNDS = 8
-INDEX_NAMES = ("kg_entity_emb_384", "kg_entity_emb_1536")
 
 
 def clustered(rng: np.random.Generator, centres: np.ndarray, n: int, spread: float) -> np.ndarray:
@@ -53,52 +52,21 @@ def clustered(rng: np.random.Generator, centres: np.ndarray, n: int, spread: flo
 
 
 def load(vectors: np.ndarray) -> tuple[dict[int, int], float, float]:
-    """Empty kg_entity, COPY the rows in (binary vectors), rebuild the HNSW indexes.
+    """Empty kg_entity and load ``vectors`` (see ``load_entities``).
 
     Returns the row index -> primary key map, the load seconds and the index build seconds.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'kg_entity' "
-            "AND indexname = ANY(%s)",
-            [list(INDEX_NAMES)],
-        )
-        definitions = dict(cursor.fetchall())
-        for name in definitions:
-            cursor.execute(f"DROP INDEX {name}")
-        cursor.execute("TRUNCATE kg_entity RESTART IDENTITY CASCADE")
-    started = time.perf_counter()
-    now = datetime.now(UTC)
-    columns = (
-        "name, entity_type, description, data, aliases, embedding, embedding_provider, "
-        "embedding_model, embedding_dim, embedded_at, significance, access_count, created_at, "
-        "updated_at"
-    )
-    types = [
-        "varchar", "varchar", "text", "jsonb", "varchar[]", "vector", "varchar",
-        "varchar", "int4", "timestamptz", "float8", "int4", "timestamptz", "timestamptz",
-    ]  # fmt: skip
     from psycopg.types.json import Jsonb
 
-    with raw_connection() as raw, raw.cursor() as cur:
-        sql = f"COPY kg_entity ({columns}) FROM STDIN WITH (FORMAT BINARY)"
-        with cur.copy(sql) as copy:
-            copy.set_types(types)
-            empty: dict[str, Any] = {}
-            for i, vector in enumerate(vectors):
-                copy.write_row(
-                    (f"bench-{i}", "concept", "", Jsonb(empty), [], vector, "bench",
-                     "synthetic-384", DIM, now, 0.5, 0, now, now)
-                )  # fmt: skip
-    loaded = time.perf_counter() - started
-    started = time.perf_counter()
-    with connection.cursor() as cursor:
-        for definition in definitions.values():
-            cursor.execute(definition)
-        cursor.execute("VACUUM ANALYZE kg_entity")
-        cursor.execute("SELECT id, name FROM kg_entity")
-        pks = {int(name.removeprefix("bench-")): pk for pk, name in cursor.fetchall()}
-    return pks, loaded, time.perf_counter() - started
+    now = datetime.now(UTC)
+    rows = (
+        (f"bench-{i}", "concept", "", Jsonb({}), [], vector, "bench", "synthetic-384", DIM, now,
+         0.5, 0, None, now, now)
+        for i, vector in enumerate(vectors)
+    )  # fmt: skip
+    by_name, loaded, indexed = load_entities(rows)
+    pks = {int(name.removeprefix("bench-")): pk for name, pk in by_name.items()}
+    return pks, loaded, indexed
 
 
 def exact_numpy(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -121,12 +89,6 @@ def original(query: np.ndarray) -> list[int]:
     matrix = np.vstack([vector for _, vector in rows]).astype(np.float32)
     sims = (matrix @ query) / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
     return ids[np.argsort(-sims)[:K]].tolist()
-
-
-def timed(fn: Any, *args: Any) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn(*args)
-    return (time.perf_counter() - started) * 1000, result
 
 
 def recall(found: list[int], truth: list[int]) -> float:

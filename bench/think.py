@@ -63,10 +63,11 @@ os.environ.setdefault("LOG_LEVEL", "warning")
 
 from _common import (  # noqa: E402
     ROOT,
+    load_entities,
     machine,
     percentile,
     ratio,
-    raw_connection,
+    timed,
     use_bench_database,
 )
 from django.conf import settings  # noqa: E402
@@ -83,7 +84,6 @@ from thoughts.think.memories import Candidate  # noqa: E402
 
 DIM = 384
 ORIGINAL_POOL = 500
-INDEXES = ("kg_entity_emb_384", "kg_entity_emb_1536")
 HINT = "question"
 
 
@@ -114,59 +114,27 @@ def entity_names(n: int, texts: list[str], related: int, seed: int) -> list[str]
 
 
 def load(names: list[str], vectors: np.ndarray, seed: int) -> tuple[np.ndarray, float, float]:
-    """Empty the KG and thoughts, COPY the entities in, rebuild the HNSW indexes.
+    """Empty the KG and thoughts and load the entities (see ``load_entities``), with spread-out
+    significance, access counts and last use so the orbital ranking has something to rank.
     Returns the primary keys in row order, load seconds and index build seconds."""
-    rng = np.random.default_rng(seed + 1)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'kg_entity' "
-            "AND indexname = ANY(%s)",
-            [list(INDEXES)],
-        )
-        definitions = dict(cursor.fetchall())
-        for name in definitions:
-            cursor.execute(f"DROP INDEX {name}")
-        cursor.execute(
-            "TRUNCATE kg_entity, kg_observation, thoughts_thought RESTART IDENTITY CASCADE"
-        )
-    started = time.perf_counter()
-    now = datetime.now(UTC)
-    columns = (
-        "name, entity_type, description, data, aliases, embedding, embedding_provider, "
-        "embedding_model, embedding_dim, embedded_at, significance, access_count, last_accessed, "
-        "created_at, updated_at"
-    )
-    types = [
-        "varchar", "varchar", "text", "jsonb", "varchar[]", "vector", "varchar", "varchar",
-        "int4", "timestamptz", "float8", "int4", "timestamptz", "timestamptz", "timestamptz",
-    ]  # fmt: skip
     from psycopg.types.json import Jsonb
 
+    rng = np.random.default_rng(seed + 1)
+    now = datetime.now(UTC)
     significance = rng.uniform(0, 1, len(vectors))
     access = rng.integers(0, 20, len(vectors))
     age_days = rng.uniform(0, 90, len(vectors))
     provider = get_provider()
-    with raw_connection() as raw, raw.cursor() as cur:
-        sql = f"COPY kg_entity ({columns}) FROM STDIN WITH (FORMAT BINARY)"
-        with cur.copy(sql) as copy:
-            copy.set_types(types)
-            for i, vector in enumerate(vectors):
-                used = now - timedelta(days=float(age_days[i]))
-                copy.write_row(
-                    (names[i], "concept", "", Jsonb({}), [], vector, provider.name,
-                     provider.model, DIM, now, float(significance[i]), int(access[i]), used,
-                     now, now)
-                )  # fmt: skip
-    loaded = time.perf_counter() - started
-    started = time.perf_counter()
-    with connection.cursor() as cursor:
-        for definition in definitions.values():
-            cursor.execute(definition)
-        cursor.execute("VACUUM ANALYZE kg_entity")
-        cursor.execute("SELECT id, name FROM kg_entity")
-        by_name = {name: pk for pk, name in cursor.fetchall()}
-        by_row = {i: by_name[name] for i, name in enumerate(names)}
-    return np.array([by_row[i] for i in range(len(vectors))]), loaded, time.perf_counter() - started
+    rows = (
+        (names[i], "concept", "", Jsonb({}), [], vector, provider.name, provider.model, DIM, now,
+         float(significance[i]), int(access[i]), now - timedelta(days=float(age_days[i])), now,
+         now)
+        for i, vector in enumerate(vectors)
+    )  # fmt: skip
+    by_name, loaded, indexed = load_entities(
+        rows, truncate=("kg_entity", "kg_observation", "thoughts_thought")
+    )
+    return np.array([by_name[name] for name in names]), loaded, indexed
 
 
 def candidates_for(pks: list[int], sims: dict[int, float]) -> list[Candidate]:
@@ -233,12 +201,6 @@ def our_injection_step(query: np.ndarray) -> list[int]:
         provider=get_provider(), vector=query, scale=3, mode=HINT, submode=None, owner_id=None
     )
     return [item.candidate.id for item in result.memories]
-
-
-def timed(fn: Any, *args: Any) -> tuple[float, Any]:
-    started = time.perf_counter()
-    out = fn(*args)
-    return (time.perf_counter() - started) * 1000, out
 
 
 def recall(found: set[int], truth: set[int]) -> float | None:
