@@ -1,0 +1,161 @@
+"""``legacymind_search``: KG memories and thoughts nearest to a query, with the list filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Case, F, FloatField, QuerySet, When
+from django.db.models.functions import Cast
+from pgvector.django import CosineDistance, VectorField
+
+from kg.models import Entity, Observation
+from legacymind.errors import ServiceError
+from legacymind.providers.embeddings import Provenance, get_provider, provenance
+from legacymind.vectors import nearest
+from thoughts.selectors.reads import ThoughtFilters, thoughts_filter
+from thoughts.selectors.visibility import Viewer, memories_visible_to, thoughts_visible_to
+
+SEARCH_TARGETS = ("entity", "observation", "mixed", "thoughts")
+SEARCH_ORDERS = ("similarity", "created_at_asc", "created_at_desc")
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str  # entity | observation | thought
+    row: Any
+    similarity: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    memories: list[Hit]
+    thoughts: list[Hit] | None  # None when thoughts were not searched
+    order: str | None
+    embedding: Provenance
+
+
+def _exact(queryset: QuerySet[Any], vector: list[float]) -> QuerySet[Any]:
+    """Rows of the query's dimension with ``distance``/``similarity``, computed exactly.
+
+    The CASE keeps Postgres from casting a vector of another size (it may evaluate a WHERE on
+    the distance before the one on ``embedding_dim``) and, not being the indexed expression,
+    keeps the HNSW index out of it.
+    """
+    dim = len(vector)
+    cosine = CosineDistance(Cast("embedding", VectorField(dimensions=dim)), vector)
+    distance = Case(When(embedding_dim=dim, then=cosine), default=None, output_field=FloatField())
+    return (
+        queryset.filter(embedding_dim=dim, embedding__isnull=False)
+        .annotate(distance=distance)
+        .annotate(similarity=1 - F("distance"))
+    )
+
+
+def _nearest_above(
+    queryset: QuerySet[Any], vector: list[float], k: int, min_similarity: float
+) -> list[Any]:
+    rows = list(nearest(queryset, vector, k))
+    if len(rows) < k:
+        # pgvector 0.6 reads at most hnsw.ef_search index entries and filters them afterwards,
+        # so a filtered search (one user's thoughts, one chain) can come back short although
+        # more rows match: those rows are then few enough to rank exactly.
+        rows = list(_exact(queryset, vector).order_by("distance")[:k])
+    return [row for row in rows if row.similarity >= min_similarity]
+
+
+def _memory_hits(
+    *,
+    user: Viewer,
+    vector: list[float],
+    target: str,
+    k: int,
+    sim_thresh: float,
+    chain_id: str | None,
+) -> list[Hit]:
+    sources: list[tuple[str, QuerySet[Any]]] = []
+    if target in ("entity", "mixed"):
+        sources.append(("entity", memories_visible_to(user, Entity)))
+    if target in ("observation", "mixed"):
+        sources.append(("observation", memories_visible_to(user, Observation)))
+    hits: list[Hit] = []
+    for kind, queryset in sources:
+        if chain_id is not None:  # memories drawn from the viewer's thoughts of that chain
+            chain = thoughts_visible_to(user).filter(chain_id=chain_id)
+            queryset = queryset.filter(source_thought__in=chain)
+        for row in _nearest_above(queryset.defer("embedding"), vector, k, sim_thresh):
+            hits.append(Hit(kind, row, float(row.similarity)))
+    hits.sort(key=lambda hit: -hit.similarity)
+    return hits[:k]
+
+
+def _thought_hits(
+    *,
+    user: Viewer,
+    vector: list[float],
+    k: int,
+    sim_thresh: float,
+    filters: ThoughtFilters,
+    order: str,
+) -> list[Hit]:
+    queryset = thoughts_filter(thoughts_visible_to(user).defer("embedding"), filters)
+    if order == "similarity":
+        rows = _nearest_above(queryset, vector, k, sim_thresh)
+    else:
+        by = ("created_at", "id") if order == "created_at_asc" else ("-created_at", "-id")
+        above = _exact(queryset, vector).filter(distance__lte=1 - sim_thresh)
+        rows = list(above.order_by(*by)[:k])
+    return [Hit("thought", row, float(row.similarity)) for row in rows]
+
+
+def search(
+    *,
+    user: Viewer,
+    query: str,
+    target: str = "mixed",
+    include_thoughts: bool = False,
+    top_k_memories: int = 10,
+    top_k_thoughts: int = 5,
+    sim_thresh: float = 0.0,
+    filters: ThoughtFilters | None = None,
+    order: str | None = None,
+) -> SearchResult:
+    """``legacymind_search``: KG memories (shared, less those drawn from other users' private
+    thoughts) and optionally the viewer's thoughts nearest to ``query``, at or above
+    ``sim_thresh``, among rows embedded by a model of the same dimension.
+
+    Memories are ranked by similarity, entities and observations merged. Thoughts follow
+    ``order``; without one, a session or chain filter lists them oldest first (reading a line of
+    reasoning), anything else by similarity. The continuity, origin, confidence and date filters
+    select thoughts; ``chain_id`` also limits memories to those drawn from that chain.
+    """
+    if target not in SEARCH_TARGETS:
+        raise ServiceError("Unknown search target.", fields={"target": [target]})
+    filters = filters or ThoughtFilters()
+    provider = get_provider()
+    vector = [float(x) for x in provider.embed([query])[0]]
+    memories: list[Hit] = []
+    if target != "thoughts":
+        memories = _memory_hits(
+            user=user,
+            vector=vector,
+            target=target,
+            k=top_k_memories,
+            sim_thresh=sim_thresh,
+            chain_id=filters.chain_id,
+        )
+    thoughts: list[Hit] | None = None
+    if include_thoughts or target == "thoughts":
+        continuity = filters.session_id is not None or filters.chain_id is not None
+        order = order or ("created_at_asc" if continuity else "similarity")
+        thoughts = _thought_hits(
+            user=user,
+            vector=vector,
+            k=top_k_thoughts,
+            sim_thresh=sim_thresh,
+            filters=filters,
+            order=order,
+        )
+    return SearchResult(
+        memories, thoughts, order if thoughts is not None else None, provenance(provider)
+    )

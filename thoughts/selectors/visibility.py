@@ -1,0 +1,36 @@
+"""Who may see which thought or memory: one rule, applied by every read of the thoughts app
+and of the KG API.
+
+A user sees their own thoughts and nobody else's. Private thoughts are therefore never shown to
+anyone but their owner, and a thought of another user reads exactly like one that does not
+exist (the API answers 404, not 403).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Q, QuerySet
+
+from kg.models import Entity, Observation
+from thoughts.models import Thought
+
+Viewer = AbstractBaseUser | AnonymousUser
+M = TypeVar("M", Entity, Observation)
+
+
+def thoughts_visible_to(user: Viewer) -> QuerySet[Thought]:
+    """The thoughts ``user`` may read: their own, private or not."""
+    if not user.is_authenticated:
+        return Thought.objects.none()
+    return Thought.objects.filter(owner_id=user.pk)
+
+
+def memories_visible_to(user: Viewer, model: type[M]) -> QuerySet[M]:
+    """KG entities or observations ``user`` may see. The graph is shared, but a memory drawn
+    from someone's private thought stays theirs (the think pipeline injects by the same rule)."""
+    shared = Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
+    if user.is_authenticated:
+        shared |= Q(source_thought__owner_id=user.pk)
+    return model._default_manager.filter(shared)
