@@ -124,13 +124,12 @@ def suggestions_for(
 def visible_edges(viewer: Viewer) -> QuerySet[Edge]:
     """Edges ``viewer`` may see: the edge and both of its endpoints pass the memory rule (an
     edge between two shared entities can still come from someone's private thought)."""
-    shared = Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
-    if viewer.is_authenticated:
-        shared |= Q(source_thought__owner_id=viewer.pk)
     entities = memories_visible_to(viewer, Entity).values("pk")
-    return Edge.objects.filter(
-        shared, source_id__in=entities, target_id__in=entities
-    ).select_related("source", "target")
+    return (
+        memories_visible_to(viewer, Edge)
+        .filter(source_id__in=entities, target_id__in=entities)
+        .select_related("source", "target")
+    )
 
 
 def entity_neighbors(

@@ -13,11 +13,11 @@ from typing import TypeVar
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
 
-from kg.models import Entity, Observation
+from kg.models import Edge, Entity, Observation
 from thoughts.models import Thought
 
 Viewer = AbstractBaseUser | AnonymousUser
-M = TypeVar("M", Entity, Observation)
+M = TypeVar("M", Entity, Observation, Edge)
 
 
 def thoughts_visible_to(user: Viewer) -> QuerySet[Thought]:
@@ -28,8 +28,9 @@ def thoughts_visible_to(user: Viewer) -> QuerySet[Thought]:
 
 
 def memories_visible_to(user: Viewer, model: type[M]) -> QuerySet[M]:
-    """KG entities or observations ``user`` may see. The graph is shared, but a memory drawn
-    from someone's private thought stays theirs (the think pipeline injects by the same rule)."""
+    """KG entities, observations or edges ``user`` may see. The graph is shared, but a memory
+    drawn from someone's private thought stays theirs (the think pipeline injects by the same
+    rule)."""
     shared = Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
     if user.is_authenticated:
         shared |= Q(source_thought__owner_id=user.pk)
