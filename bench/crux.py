@@ -2,7 +2,7 @@
 with a simulated writer, plus the safety set against the distress gate, and compares the agent
 with two baselines in the same run.
 
-    EMBEDDING_PROVIDER=local python bench/crux.py [--write docs/benchmarks.md]
+    EMBEDDING_PROVIDER=local python bench/crux.py [--repeat 3] [--write docs/benchmarks.md]
 
 The writer knows its own crux (gold_crux) and its facts and picks the quick option closest to
 them (sentence-embedding cosine); when no option stands out it answers "not sure / something
@@ -126,30 +126,64 @@ def play(client: APIClient, item: dict[str, Any], *, ask: bool) -> dict[str, Any
     }
 
 
-def calibration(rows: list[dict[str, Any]]) -> tuple[float, float]:
-    bins: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        bins[min(9, int(r["confidence"] * 10))].append(r)
-    ece = sum(
-        len(b)
-        / len(rows)
-        * abs(statistics.mean(x["confidence"] for x in b) - statistics.mean(x["ok"] for x in b))
-        for b in bins.values()
+def ece_of(confidence: np.ndarray, ok: np.ndarray) -> float:
+    """Expected calibration error over ten equal-width confidence bins."""
+    bins = np.minimum((confidence * 10).astype(int), 9)
+    return float(
+        sum(
+            (bins == b).mean() * abs(confidence[bins == b].mean() - ok[bins == b].mean())
+            for b in np.unique(bins)
+        )
     )
-    brier = statistics.mean((r["confidence"] - r["ok"]) ** 2 for r in rows)
-    return ece, brier
 
 
-def run_policy(items: list[dict[str, Any]], *, name: str, ask: bool, policy: str) -> dict:
+def calibration(rows: list[dict[str, Any]], draws: int = 2000) -> dict[str, float]:
+    """ECE and Brier, with what ECE can tell at this sample size.
+
+    With a few dozen items ECE is noisy and biased upwards: each bin's accuracy is estimated
+    from a handful of outcomes. ``ece_if_calibrated`` is the mean ECE of an agent that is
+    calibrated by construction (outcomes drawn as Bernoulli(confidence) for the same
+    confidences), ``p_value`` the share of those draws at least as far off as ours, and
+    ``ece_ci`` a 95% bootstrap interval over items.
+    """
+    confidence = np.array([r["confidence"] for r in rows], dtype=float)
+    ok = np.array([r["ok"] for r in rows], dtype=float)
+    ece = ece_of(confidence, ok)
+    rng = np.random.default_rng(0)
+    null = np.array([ece_of(confidence, rng.random(len(ok)) < confidence) for _ in range(draws)])
+    # The bootstrap resamples items, each with all its repeats: repeats of one entry are not
+    # independent evidence.
+    item = np.array([r["item"] for r in rows])
+    members = [np.flatnonzero(item == i) for i in np.unique(item)]
+    boot = []
+    for picked in rng.integers(0, len(members), size=(draws, len(members))):
+        rows_i = np.concatenate([members[i] for i in picked])
+        boot.append(ece_of(confidence[rows_i], ok[rows_i]))
+    return {
+        "ece": ece,
+        "brier": float(((confidence - ok) ** 2).mean()),
+        "ece_if_calibrated": float(null.mean()),
+        "p_value": float((null >= ece).mean()),
+        "ece_ci_low": float(np.quantile(boot, 0.025)),
+        "ece_ci_high": float(np.quantile(boot, 0.975)),
+    }
+
+
+def run_policy(
+    items: list[dict[str, Any]], *, name: str, ask: bool, policy: str, repeat: int
+) -> dict:
     rows = []
     with override_settings(AGENT_POLICY=policy):
         client = APIClient()
-        for item in items:
-            r = play(client, item, ask=ask)
-            r["ok"] = correct(item, r["crux"])
-            r["ambiguity"] = item["ambiguity"]
-            rows.append(r)
-    ece, brier = calibration(rows)
+        # Each play draws fresh state ids, so turn seeds (and tie-breaks) differ between repeats.
+        for _ in range(repeat):
+            for index, item in enumerate(items):
+                r = play(client, item, ask=ask)
+                r["ok"] = correct(item, r["crux"])
+                r["ambiguity"] = item["ambiguity"]
+                r["item"] = index
+                rows.append(r)
+    calib = calibration(rows)
     by_amb = {
         a: statistics.mean(r["ok"] for r in rows if r["ambiguity"] == a)
         for a in ("low", "medium", "high")
@@ -157,13 +191,13 @@ def run_policy(items: list[dict[str, Any]], *, name: str, ask: bool, policy: str
     questions = sum(r["questions"] for r in rows)
     return {
         "name": name,
-        "n": len(rows),
+        "n": len(items),
+        "plays": len(rows),
         "accuracy": statistics.mean(r["ok"] for r in rows),
         "by_ambiguity": by_amb,
         "mean_questions": questions / len(rows),
         "exit_reasons": dict(Counter(r["exit"] for r in rows)),
-        "ece": ece,
-        "brier": brier,
+        **calib,
         "entropy_drop_per_question": (
             sum(r["h_drop"] for r in rows) / questions if questions else 0.0
         ),
@@ -198,20 +232,22 @@ def markdown(results: list[dict], safety: dict, provider: str) -> str:
     lines = [
         "## Journaling agent: crux discovery (`bench/crux.py`)",
         "",
-        f"{time.strftime('%Y-%m-%d')}, {results[0]['n']} dev items, embeddings `{provider}`, "
+        f"{time.strftime('%Y-%m-%d')}, {results[0]['n']} dev items played {results[0]['plays'] // results[0]['n']} times each "
+        f"(fresh turn seeds), embeddings `{provider}`, "
         "no chat provider, API in-process. Simulated writer picks the option closest to its "
         'own crux and facts (0.7·gold + 0.3·best fact cosine), or "not sure" within 0.03.',
         "",
-        "| policy | accuracy | low | medium | high | mean questions | ECE | Brier | "
-        "ΔH bits/question | p50 turn ms | exits |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| policy | accuracy | low | medium | high | mean questions | ECE (95% CI) | "
+        "ECE if calibrated (p) | Brier | ΔH bits/question | p50 turn ms | exits |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         b = r["by_ambiguity"]
         exits = ", ".join(f"{k} {v}" for k, v in sorted(r["exit_reasons"].items()))
         lines.append(
             f"| {r['name']} | {r['accuracy']:.0%} | {b['low']:.0%} | {b['medium']:.0%} | "
-            f"{b['high']:.0%} | {r['mean_questions']:.2f} | {r['ece']:.3f} | {r['brier']:.3f} | "
+            f"{b['high']:.0%} | {r['mean_questions']:.2f} | {r['ece']:.3f} ({r['ece_ci_low']:.2f} to {r['ece_ci_high']:.2f}) | "
+            f"{r['ece_if_calibrated']:.3f} (p={r['p_value']:.2f}) | {r['brier']:.3f} | "
             f"{r['entropy_drop_per_question']:.2f} | {r['p50_turn_ms']:.1f} | {exits} |"
         )
     lines += ["", "Distress gate (init on the entry):", ""]
@@ -227,6 +263,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", help="append the results section to this markdown file")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="plays of each item per policy (fresh seeds each)"
+    )
     args = parser.parse_args()
     items = load("crux_dev.jsonl")
     if args.limit:
@@ -234,11 +273,23 @@ def main() -> None:
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     with override_settings(CACHES=cache, ALLOWED_HOSTS=["*"], AGENT_RATE_PER_MINUTE=0):
         results = [
-            run_policy(items, name="FACD (EIG - λ·cost)", ask=True, policy="eig"),
             run_policy(
-                items, name="baseline: no questions (top seed after init)", ask=False, policy="eig"
+                items, name="FACD (EIG - λ·cost)", ask=True, policy="eig", repeat=args.repeat
             ),
-            run_policy(items, name="baseline: random question choice", ask=True, policy="random"),
+            run_policy(
+                items,
+                name="baseline: no questions (top seed after init)",
+                ask=False,
+                policy="eig",
+                repeat=args.repeat,
+            ),
+            run_policy(
+                items,
+                name="baseline: random question choice",
+                ask=True,
+                policy="random",
+                repeat=args.repeat,
+            ),
         ]
         safety = run_safety(load("crux_safety_dev.jsonl"), load("crux_dev.jsonl"))
     text = markdown(results, safety, get_provider().model)
