@@ -52,7 +52,12 @@ class Entity(Memory):
         return f"{self.name} ({self.entity_type})"
 
     def embedding_text(self) -> str:
-        return f"{self.name} ({self.entity_type})"
+        return self.text_of(self.name, self.entity_type)
+
+    @staticmethod
+    def text_of(name: str, entity_type: str) -> str:
+        """What an entity embeds as, from its columns (searches read columns, not rows)."""
+        return f"{name} ({entity_type})"
 
 
 class Observation(Memory):
@@ -86,7 +91,12 @@ class Observation(Memory):
         return self.name
 
     def embedding_text(self) -> str:
-        return f"{self.name} - {self.description}" if self.description else self.name
+        return self.text_of(self.name, self.description)
+
+    @staticmethod
+    def text_of(name: str, description: str) -> str:
+        """What an observation embeds as, from its columns."""
+        return f"{name} - {description}" if description else name
 
 
 class Edge(models.Model):
