@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from django.utils import timezone
 
 from kg.models import Entity, Observation
 from legacymind.providers.embeddings import EmbeddingError, EmbeddingProvider, fields_for
-from legacymind.vectors import nearest
+from legacymind.vectors import nearest, vector_literal
 
 logger = logging.getLogger("thoughts.think")
 
@@ -96,21 +97,45 @@ class _Hit:
         )
 
 
-def _search(kinds: Sequence[str], vector: Sequence[float], k: int) -> dict[str, list[_Hit]]:
-    """The k nearest rows of each kind, most similar first, in one round trip."""
+_PLACEHOLDER = 0.123456789  # no real parameter of the search is a vector of this value
+
+
+@lru_cache(maxsize=64)
+def _search_sql(
+    kinds: tuple[str, ...], dim: int, k: int
+) -> tuple[str, tuple[Any, ...], frozenset[int]]:
+    """SQL and parameters of the search, compiled once per (kinds, dimension, k) with a
+    placeholder vector, and the positions of the parameters the query vector replaces.
+    Building and compiling the ORM union took ~2 ms, a fifth of a think at scale 3; from one
+    think to the next only the vector changes."""
+    placeholder = [_PLACEHOLDER] * dim
     parts = []
     for kind in kinds:
         table: QuerySet[Any] = KINDS[kind].objects.all()
         label = F("entity_type") if kind == "entity" else F("description")
         parts.append(
-            nearest(table, vector, k)
+            nearest(table, placeholder, k)
             .annotate(kind=Value(kind, output_field=CharField()), label=Cast(label, CharField()))
             .values_list(*_COLUMNS)
         )
     query = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    sql, params = query.query.sql_with_params()
+    text = vector_literal(placeholder).value
+    slots = frozenset(i for i, p in enumerate(params) if p == text)
+    if not slots:  # the ORM changed how it passes the vector: never search with the placeholder
+        raise RuntimeError("the compiled search has no query-vector parameter")
+    return sql, tuple(params), slots
+
+
+def _search(kinds: Sequence[str], vector: Sequence[float], k: int) -> dict[str, list[_Hit]]:
+    """The k nearest rows of each kind, most similar first, in one round trip."""
+    sql, template, slots = _search_sql(tuple(kinds), len(vector), k)
+    literal = vector_literal(vector).value
+    params = [literal if i in slots else p for i, p in enumerate(template)]
     found: dict[str, list[_Hit]] = {kind: [] for kind in kinds}
-    with ef_search(k):
-        for row in query:
+    with ef_search(k), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        for row in cursor.fetchall():
             hit = _Hit(*row)
             found[hit.kind].append(hit)
     for hits in found.values():
