@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "legacymind.settings")
 
@@ -17,3 +19,27 @@ app.autodiscover_tasks()
 def ping(value: str) -> str:
     """Round-trip probe used by the health check of the worker path."""
     return f"pong:{value}"
+
+
+@app.task(name="legacymind.db_ping")
+def db_ping() -> int:
+    """The worker's database connection: its server process id. Two calls answered with the
+    same id went through one reused connection."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _close_old_connections(task: Any = None, **kwargs: Any) -> None:
+    # Django's per-request rule (CONN_MAX_AGE, health checks) around every task; see
+    # CELERY_DB_REUSE_MAX in settings. Never for eager tasks: they run inside the caller's
+    # request or transaction, whose connection is not ours to close.
+    if task is not None and getattr(task.request, "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
