@@ -76,7 +76,26 @@ ENTITY_TYPES = [
     "varchar", "varchar", "text", "jsonb", "varchar[]", "vector", "varchar", "varchar",
     "int4", "timestamptz", "float8", "int4", "timestamptz", "timestamptz", "timestamptz",
 ]  # fmt: skip
-ENTITY_HNSW_INDEXES = ("kg_entity_emb_384", "kg_entity_emb_1536")
+
+
+def hnsw_indexes_drop(tables: Sequence[str]) -> list[str]:
+    """Drop the HNSW indexes of ``tables``; return their definitions for ``indexes_create``."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ANY(%s) "
+            "AND indexdef LIKE '%%USING hnsw%%'",
+            [list(tables)],
+        )
+        definitions = dict(cursor.fetchall())
+        for name in definitions:
+            cursor.execute(f"DROP INDEX {name}")
+    return list(definitions.values())
+
+
+def indexes_create(definitions: Iterable[str]) -> None:
+    with connection.cursor() as cursor:
+        for definition in definitions:
+            cursor.execute(definition)
 
 
 def load_entities(
@@ -88,15 +107,8 @@ def load_entities(
 
     Returns name -> primary key, the load seconds and the index build seconds.
     """
+    definitions = hnsw_indexes_drop(["kg_entity"])
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'kg_entity' "
-            "AND indexname = ANY(%s)",
-            [list(ENTITY_HNSW_INDEXES)],
-        )
-        definitions = dict(cursor.fetchall())
-        for name in definitions:
-            cursor.execute(f"DROP INDEX {name}")
         cursor.execute(f"TRUNCATE {', '.join(truncate)} RESTART IDENTITY CASCADE")
     started = time.perf_counter()
     with raw_connection() as raw, raw.cursor() as cur:
@@ -107,9 +119,8 @@ def load_entities(
                 copy.write_row(row)
     loaded = time.perf_counter() - started
     started = time.perf_counter()
+    indexes_create(definitions)
     with connection.cursor() as cursor:
-        for definition in definitions.values():
-            cursor.execute(definition)
         cursor.execute("VACUUM ANALYZE kg_entity")
         cursor.execute("SELECT id, name FROM kg_entity")
         by_name = {name: pk for pk, name in cursor.fetchall()}

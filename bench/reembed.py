@@ -17,7 +17,7 @@ import argparse
 import time
 
 import numpy as np
-from _common import machine, median, use_bench_database
+from _common import hnsw_indexes_drop, indexes_create, machine, median, use_bench_database
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection
@@ -98,21 +98,11 @@ def reembed_pass(batch_size: int, rows: int) -> float:
 def without_vector_indexes(batch_size: int, rows: int) -> float:
     """One reembed pass with the partial HNSW indexes dropped (restored afterwards): how much of
     the time is the index maintenance each written vector costs."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ANY(%s) "
-            "AND indexdef LIKE '%%USING hnsw%%'",
-            [list(TABLES)],
-        )
-        definitions = dict(cursor.fetchall())
-        for name in definitions:
-            cursor.execute(f"DROP INDEX {name}")
+    definitions = hnsw_indexes_drop(TABLES)
     try:
         return reembed_pass(batch_size, rows)
     finally:
-        with connection.cursor() as cursor:
-            for definition in definitions.values():
-                cursor.execute(definition)
+        indexes_create(definitions)
 
 
 def measure(
