@@ -11,6 +11,9 @@ Two things ``pgserver`` 0.1.4 does not do, which we add:
   server is never stopped. We turn SIGTERM into a normal exit (when nobody else handles it) and
   prune pids of dead processes before joining.
 * ``make db-stop`` (``stop_server``) stops a server left behind by a SIGKILLed holder.
+* server settings (``shared_buffers``): pgserver starts ``postgres`` with its own arguments, so
+  ours go in ``legacymind.conf``, included from ``postgresql.conf`` and rewritten before every
+  start. A setting that needs a restart applies when the postmaster next starts.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 DB_NAME = "legacymind"
+CONF_FILE = "legacymind.conf"
 _server: Any = None
 
 
@@ -62,20 +67,39 @@ def _exit_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
-def start(pgdata: Path) -> dict[str, Any]:
-    """Start or join the server on ``pgdata``; return Django ``DATABASES['default']`` values."""
+def write_server_settings(pgdata: Path, values: Mapping[str, str]) -> None:
+    """Our server settings in ``legacymind.conf``, included (once) from ``postgresql.conf``."""
+    conf = pgdata / "postgresql.conf"
+    include = f"include_if_exists = '{CONF_FILE}'"
+    if include not in conf.read_text():
+        with conf.open("a") as out:
+            out.write(f"\n# LegacyMind's settings (legacymind/embedded_db.py)\n{include}\n")
+    lines = [f"{name} = '{value}'" for name, value in sorted(values.items())]
+    (pgdata / CONF_FILE).write_text("".join(f"{line}\n" for line in lines))
+    (pgdata / CONF_FILE).chmod(0o644)  # as root the server runs as the pgserver user
+
+
+def start(pgdata: Path, *, server_settings: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Start or join the server on ``pgdata``; return Django ``DATABASES['default']`` values.
+    ``server_settings`` (postgresql.conf names) are written before the server starts."""
     global _server
     pgdata = pgdata.resolve()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
+    pgdata.mkdir(exist_ok=True)
     _runtime_dir(pgdata)
 
-    import pgserver
     from pgserver.postgres_server import PostgresServer
 
+    class Server(PostgresServer):  # type: ignore[misc]
+        # Called under pgserver's inter-process lock, after initdb and before the start.
+        def ensure_pgdata_inited(self) -> None:
+            super().ensure_pgdata_inited()
+            write_server_settings(self.pgdata, server_settings or {})
+
     with PostgresServer._lock:
-        if pgdata.exists():
-            _prune_dead_handles(pgdata)
-    _server = pgserver.get_server(pgdata, cleanup_mode="stop")
+        _prune_dead_handles(pgdata)
+    # pgserver.get_server, with our subclass: one instance per data directory and process.
+    _server = PostgresServer._instances.get(pgdata) or Server(pgdata, cleanup_mode="stop")
     _exit_on_sigterm()
     info = _server.get_postmaster_info()
     host = str(info.socket_dir)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import environ
@@ -82,6 +83,12 @@ MAINTENANCE_WORK_MEM = env.str("PG_MAINTENANCE_WORK_MEM", default="1GB")
 # HNSW search breadth per query: pgvector's default 40 gave recall@10 0.94 at 100k clustered
 # vectors, 100 gave 0.985 for ~1 ms more (docs/benchmarks.md, "Retrieval").
 HNSW_EF_SEARCH = _integer("HNSW_EF_SEARCH", 100, low=1, high=1000)
+# The embedded server's buffer cache (a DATABASE_URL server keeps its own configuration).
+# Postgres' 128MB default is smaller than one HNSW index at 100k x 384 (195MB): a think's search
+# then reads ~1,300 of its ~4,400 pages from the OS cache instead of shared memory.
+PG_SHARED_BUFFERS = env.str("PG_SHARED_BUFFERS", default="512MB")
+if not re.fullmatch(r"\d+(kB|MB|GB)", PG_SHARED_BUFFERS):
+    raise ImproperlyConfigured("PG_SHARED_BUFFERS must be a size such as 512MB (kB, MB or GB)")
 if env.str("DATABASE_URL", default=""):
     try:
         _db = env.db_url("DATABASE_URL")
@@ -93,7 +100,10 @@ if env.str("DATABASE_URL", default=""):
 else:
     from legacymind import embedded_db
 
-    _db = {"ENGINE": "django.db.backends.postgresql", **embedded_db.start(PGDATA_DIR)}
+    _db = {
+        "ENGINE": "django.db.backends.postgresql",
+        **embedded_db.start(PGDATA_DIR, server_settings={"shared_buffers": PG_SHARED_BUFFERS}),
+    }
     EMBEDDED_DB = True
 _db.setdefault("OPTIONS", {})
 _db["OPTIONS"]["options"] = (

@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -30,14 +31,17 @@ import psycopg
 from legacymind import embedded_db
 
 pgdata = Path(sys.argv[1])
-info = embedded_db.start(pgdata)
+server_settings = json.loads(sys.argv[2]) if len(sys.argv) > 2 else None
+info = embedded_db.start(pgdata, server_settings=server_settings)
 with psycopg.connect(host=info["HOST"], user="postgres", dbname=info["NAME"]) as conn:
     one = conn.execute("SELECT 1").fetchone()[0]
     vector = conn.execute(
         "SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'"
     ).fetchone()[0]
+    buffers = conn.execute("SHOW shared_buffers").fetchone()[0]
 postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
-print(json.dumps({"postmaster": postmaster, "one": one, "vector": vector}), flush=True)
+print(json.dumps({"postmaster": postmaster, "one": one, "vector": vector,
+                  "shared_buffers": buffers}), flush=True)
 sys.stdin.read()  # hold the handle until stdin closes (a clean exit) or a signal arrives
 """
 
@@ -67,9 +71,10 @@ def _env() -> dict[str, str]:
     return env
 
 
-def holder(pgdata: Path) -> subprocess.Popen[str]:
+def holder(pgdata: Path, server_settings: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    extra = [json.dumps(server_settings)] if server_settings is not None else []
     return subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(pgdata)],
+        [sys.executable, "-c", HOLDER, str(pgdata), *extra],
         cwd=ROOT,
         env=_env(),
         stdin=subprocess.PIPE,
@@ -79,13 +84,13 @@ def holder(pgdata: Path) -> subprocess.Popen[str]:
     )
 
 
-def reports(procs: list[subprocess.Popen[str]], timeout: float = 120) -> list[dict[str, int]]:
+def reports(procs: list[subprocess.Popen[str]], timeout: float = 120) -> list[dict[str, Any]]:
     """The JSON line of every holder, read concurrently (they start at the same time)."""
     sel = selectors.DefaultSelector()
     for i, proc in enumerate(procs):
         assert proc.stdout is not None
         sel.register(proc.stdout, selectors.EVENT_READ, i)
-    found: dict[int, dict[str, int]] = {}
+    found: dict[int, dict[str, Any]] = {}
     deadline = time.monotonic() + timeout
     while len(found) < len(procs):
         assert time.monotonic() < deadline, "a holder did not start in time"
@@ -198,3 +203,22 @@ def test_a_killed_holder_is_pruned_and_db_stop_stops_the_stale_server(pgdata):
         timeout=60,
     )
     assert again.stdout.strip() == "no server running"
+
+
+def test_server_settings_apply_from_the_first_start_and_after_a_change(pgdata):
+    # A fresh directory: the settings are in place before pgserver first starts postgres.
+    first = holder(pgdata, {"shared_buffers": "48MB"})
+    try:
+        found = reports([first])[0]
+    finally:
+        assert release(first) == 0
+    assert found["shared_buffers"] == "48MB"
+    assert wait_gone(found["postmaster"])
+    # The next start picks up a changed value; postgresql.conf includes our file once.
+    again = holder(pgdata, {"shared_buffers": "40MB"})
+    try:
+        assert reports([again])[0]["shared_buffers"] == "40MB"
+    finally:
+        assert release(again) == 0
+    conf = (pgdata / "postgresql.conf").read_text()
+    assert conf.count("include_if_exists = 'legacymind.conf'") == 1

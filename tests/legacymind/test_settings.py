@@ -60,6 +60,7 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"REDIS_URL": "http://127.0.0.1:6379"}, "REDIS_URL"),
         ({"DATABASE_URL": "mysql://u:p@h/db"}, "DATABASE_URL"),
         ({"LOG_LEVEL": "loud"}, "LOG_LEVEL"),
+        ({"PG_SHARED_BUFFERS": "lots"}, "PG_SHARED_BUFFERS"),
         ({"TAU_HIGH": "1.5"}, "TAU_HIGH"),
         ({"AGENT_POLICY": "greedy"}, "AGENT_POLICY"),
         ({"KG_AUTO_EXTRACT": "maybe"}, "KG_AUTO_EXTRACT"),
