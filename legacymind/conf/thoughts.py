@@ -50,6 +50,11 @@ SURR_KG_CANDIDATES_THINK_STUCK = env_int("SURR_KG_CANDIDATES_THINK_STUCK", 600, 
 SURR_INJECT_EF_SEARCH = env_int("SURR_INJECT_EF_SEARCH", 120, low=0, high=1000)
 # Apply the submode profile's threshold delta (sarcastic -0.05, empathetic +0.02).
 SURR_SUBMODE_RETRIEVAL = env_bool("SURR_SUBMODE_RETRIEVAL", False)
+# Access bumps of injected memories (with Redis): seconds a flush waits so that the bumps of
+# the thinks meanwhile go in one UPDATE, and how long it waits for a row another transaction
+# has locked before it gives up and leaves them queued for the next flush.
+SURR_TOUCH_FLUSH_SECONDS = env_float("SURR_TOUCH_FLUSH_SECONDS", 1.0, low=0.0, high=60.0)
+SURR_TOUCH_LOCK_MS = env_int("SURR_TOUCH_LOCK_MS", 2000, low=1, high=600_000)
 # KG rows without a vector that one think request embeds (and saves) on the way.
 SURR_INJECT_BACKFILL_MAX = env_int("SURR_INJECT_BACKFILL_MAX", 32, low=0, high=2048)
 

@@ -1,6 +1,6 @@
 """The one write of a thought: the row with its embedding, injected memories and analysis, in
-one transaction; after it commits, the access bump of the memories it used and the KG
-extraction are queued.
+one transaction; after it commits, the access bump of the memories it used (batched, see
+``touches``) and the KG extraction are queued.
 
 The bump runs after commit, not inside the write: access counts are statistics, a late bump
 loses nothing, and the thought's transaction never waits on row locks of popular memories.
@@ -40,13 +40,15 @@ def memories_touch(*, entity_ids: list[int], observation_ids: list[int], at: dat
 
 
 def _touch_on_commit(injected: list[Injected]) -> None:
-    from thoughts.tasks import memories_touch_task
+    from thoughts.think.touches import touch_later
 
     ids: dict[str, list[int]] = {"entity": [], "observation": []}
     for item in injected:
         ids[item.candidate.kind].append(item.candidate.id)
-    at = timezone.now().isoformat()
-    transaction.on_commit(lambda: memories_touch_task.delay(ids["entity"], ids["observation"], at))
+    at = timezone.now()
+    transaction.on_commit(
+        lambda: touch_later(entity_ids=ids["entity"], observation_ids=ids["observation"], at=at)
+    )
 
 
 def thought_store(*, thought: Thought, injected: list[Injected], extract: bool = True) -> Thought:
