@@ -5,6 +5,7 @@ after ``_common`` has set Django up."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import socket
 import subprocess
@@ -13,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
 from _common import ROOT, percentile
 from django.db import connection
 
@@ -42,17 +44,56 @@ def start_worker() -> subprocess.Popen[bytes]:
 
 
 def queued() -> int:
+    """Tasks waiting in Celery's queue plus access bumps waiting for a flush."""
     import redis
 
-    return int(redis.Redis.from_url(os.environ["REDIS_URL"]).llen("celery"))
+    from thoughts.think.touches import QUEUE
+
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    return int(client.llen("celery")) + int(client.llen(QUEUE))
 
 
 def drain(timeout: float = 600) -> float:
-    """Seconds until the worker has taken every queued task."""
+    """Seconds until the worker has taken every queued task and applied every queued bump."""
+    import redis
+
+    from legacymind.celery import app
+
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
     started = time.perf_counter()
     while queued() and time.perf_counter() - started < timeout:
-        time.sleep(0.1)
+        if not client.llen("celery"):  # bumps left and no task: a flush may have been lost
+            app.send_task("thoughts.memories_touch_flush")
+        time.sleep(0.5)
     return time.perf_counter() - started
+
+
+def _cpu_seconds(procs: list[psutil.Process]) -> float:
+    total = 0.0
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            times = proc.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def cpu_by_part(server: subprocess.Popen[bytes], worker_pid: int) -> dict[str, float]:
+    """CPU seconds used so far by each part of the run: gunicorn (master and workers), the
+    database backends serving the bench database, the Celery worker, and this process (the
+    load generator's client threads)."""
+    web = psutil.Process(server.pid)
+    backends = [
+        p
+        for p in psutil.process_iter(["name", "cmdline"])
+        if p.info["name"] == "postgres"
+        and f" {connection.settings_dict['NAME']} " in " ".join(p.info["cmdline"] or []) + " "
+    ]
+    return {
+        "web": _cpu_seconds([web, *web.children(recursive=True)]),
+        "database": _cpu_seconds(backends),
+        "worker": _cpu_seconds([psutil.Process(worker_pid)]),
+        "load generator": _cpu_seconds([psutil.Process()]),
+    }
 
 
 def free_port() -> int:
@@ -62,7 +103,13 @@ def free_port() -> int:
 
 
 def throughput(
-    texts: list[str], seconds: float, *, token: str, hint: str, clients: int = 16
+    texts: list[str],
+    seconds: float,
+    *,
+    token: str,
+    hint: str,
+    worker_pid: int,
+    clients: int = 16,
 ) -> tuple[list[str], float]:
     """think at scale 3 under gunicorn (2 sync workers) with ``clients`` concurrent clients."""
     import httpx
@@ -110,6 +157,7 @@ def throughput(
                 url, json={"content": texts[offset], "hint": hint}, headers=headers
             )
             assert client_warm.status_code == 201, client_warm.text
+        cpu_before = cpu_by_part(server, worker_pid)
         started = time.perf_counter()
         threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
         for t in threads:
@@ -118,6 +166,7 @@ def throughput(
             t.join()
         ended = time.perf_counter()
         elapsed = ended - started
+        cpu_after = cpu_by_part(server, worker_pid)
         backlog = queued()
     finally:
         server.terminate()
@@ -126,12 +175,19 @@ def throughput(
     drained = time.perf_counter() - ended
     rps = len(latencies) / elapsed
     sustained = len(latencies) / (elapsed + drained)
+    per_request = {
+        part: (cpu_after[part] - cpu_before[part]) * 1000 / max(len(latencies), 1)
+        for part in cpu_after
+    }
+    cpu_line = ", ".join(f"{part} {ms:.1f}" for part, ms in per_request.items())
     return [
         f"Throughput under gunicorn (2 sync workers, DB_CONN_MAX_AGE=60) and one Celery "
         f"worker, {clients} concurrent clients for {elapsed:.0f} s, think at scale 3: "
         f"**{rps:.0f} requests/s** ({len(latencies)} ok, {len(errors)} errors), latency under "
         f"load p50 {percentile(latencies, 50):.1f} ms, p95 {percentile(latencies, 95):.1f} ms. "
-        f"The worker had {backlog} access-bump tasks queued at the end and needed {drained:.1f} s "
-        f"after it to take them all: {sustained:.0f} thoughts/s including that work.",
+        f"The worker had {backlog} tasks and access bumps queued at the end and needed {drained:.1f} s "
+        f"after it to take them all: {sustained:.0f} thoughts/s including that work. "
+        f"CPU ms per request ({os.cpu_count()} CPUs, {elapsed:.0f} s of load): {cpu_line}; "
+        f"{sum(per_request.values()):.1f} in all.",
         "",
     ], rps

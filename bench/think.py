@@ -326,7 +326,8 @@ def main() -> None:
         f"threshold {threshold}, floor {settings.SURR_INJECT_FLOOR}. Latency is wall time "
         "through Django's test client in one process, scale 0 and scale 3 interleaved; each "
         "request embeds, injects and stores the thought (with its HNSW index entry); the access "
-        "bump goes to the worker after commit. KG extraction is off.",
+        "bump is queued in Redis after commit and applied by the worker in batches (one flush "
+        f"per {settings.SURR_TOUCH_FLUSH_SECONDS:g} s). KG extraction is off.",
         "",
     ]
     summary: dict[int, dict[str, Any]] = {}
@@ -340,7 +341,11 @@ def main() -> None:
         biggest = max(args.sizes)
         lines += [f"At {biggest:,} entities:", ""]
         rps_lines, rps = throughput(
-            summary[biggest]["texts"], args.rps_seconds, token=bench_token(), hint=HINT
+            summary[biggest]["texts"],
+            args.rps_seconds,
+            token=bench_token(),
+            hint=HINT,
+            worker_pid=WORKER[0].pid,
         )
         lines += rps_lines
         print("\n".join(rps_lines), flush=True)

@@ -101,17 +101,39 @@ def threshold_for(scale: int, submode: str | None) -> tuple[float, float]:
     return round(threshold, 6), delta
 
 
-def orbital_score(c: Candidate, now: datetime) -> float:
-    age_days = max((now - c.last_used).total_seconds(), 0.0) / 86400
-    recency = 0.5 ** (age_days / settings.SURR_ORBITAL_HALF_LIFE_DAYS)
-    saturation = settings.SURR_ORBITAL_ACCESS_SATURATION
-    access = min(1.0, math.log1p(c.access_count) / math.log1p(saturation))
-    return (
-        settings.SURR_ORBITAL_W_SIMILARITY * c.similarity
-        + settings.SURR_ORBITAL_W_RECENCY * recency
-        + settings.SURR_ORBITAL_W_SIGNIFICANCE * min(max(c.significance, 0.0), 1.0)
-        + settings.SURR_ORBITAL_W_ACCESS * access
-    )
+@dataclass(frozen=True)
+class Orbital:
+    """The orbital relevance weights, read from settings once per selection (a settings
+    attribute costs a lazy-object lookup; a think scores ~20-40 candidates with eight each)."""
+
+    w_similarity: float
+    w_recency: float
+    w_significance: float
+    w_access: float
+    half_life_days: float
+    log_saturation: float
+
+    @classmethod
+    def from_settings(cls) -> Orbital:
+        return cls(
+            w_similarity=settings.SURR_ORBITAL_W_SIMILARITY,
+            w_recency=settings.SURR_ORBITAL_W_RECENCY,
+            w_significance=settings.SURR_ORBITAL_W_SIGNIFICANCE,
+            w_access=settings.SURR_ORBITAL_W_ACCESS,
+            half_life_days=settings.SURR_ORBITAL_HALF_LIFE_DAYS,
+            log_saturation=math.log1p(settings.SURR_ORBITAL_ACCESS_SATURATION),
+        )
+
+    def score(self, c: Candidate, now: datetime) -> float:
+        age_days = max((now - c.last_used).total_seconds(), 0.0) / 86400
+        recency = 0.5 ** (age_days / self.half_life_days)
+        access = min(1.0, math.log1p(c.access_count) / self.log_saturation)
+        return (
+            self.w_similarity * c.similarity
+            + self.w_recency * recency
+            + self.w_significance * min(max(c.significance, 0.0), 1.0)
+            + self.w_access * access
+        )
 
 
 def select(
@@ -123,8 +145,9 @@ def select(
     if not chosen:
         chosen = [c for c in candidates if c.similarity >= floor]
         reason = "floor"
+    orbital = Orbital.from_settings()
     scored = sorted(
-        ((orbital_score(c, now), c) for c in chosen),
+        ((orbital.score(c, now), c) for c in chosen),
         key=lambda pair: (-pair[0], -pair[1].similarity, pair[1].kind, pair[1].id),
     )
     picked = [
