@@ -17,6 +17,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import sys
 import time
@@ -35,6 +36,7 @@ import django  # noqa: E402
 django.setup()
 
 import numpy as np  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
@@ -77,6 +79,18 @@ def correct(item: dict[str, Any], crux: str) -> bool:
     return bool(sims[0] > sims[1:].max())
 
 
+POSTERIOR = re.compile(r"posterior ([0-9.]+)")
+
+
+def active_nodes(state: dict[str, Any]) -> list[tuple[str, str]]:
+    """(archetype, text) of the hypotheses still standing at the end of a play."""
+    return [
+        (n["archetype"], n["text"])
+        for n in state["belief_state"]["nodes"]
+        if n["status"] == "active"
+    ]
+
+
 def entropy(probs: dict[str, float]) -> float:
     return -sum(p * math.log2(p) for p in probs.values() if p > 0)
 
@@ -100,6 +114,8 @@ def play(client: APIClient, item: dict[str, Any], *, ask: bool) -> dict[str, Any
         return {
             "crux": node["text"],
             "confidence": state["belief_state"]["probs"][top],
+            "posterior": state["belief_state"]["probs"][top],
+            "nodes": active_nodes(state),
             "questions": 0,
             "exit": "no_questions",
             "latency": latencies,
@@ -116,9 +132,12 @@ def play(client: APIClient, item: dict[str, Any], *, ask: bool) -> dict[str, Any
         data = post({"mode": "continue", "state": data["state"], "user_event": event})
     result = data["result"]
     crux = result["confirmed_crux"]
+    posterior = POSTERIOR.search(result["reasoning_trail"])
     return {
         "crux": crux["text"] if crux else "",
         "confidence": crux["confidence"] if crux else 0,
+        "posterior": float(posterior.group(1)) if posterior else 0.0,
+        "nodes": active_nodes(data["state"]),
         "questions": data["state"]["budget_used"],
         "exit": result["exit_reason"],
         "latency": latencies,
@@ -169,6 +188,34 @@ def calibration(rows: list[dict[str, Any]], draws: int = 2000) -> dict[str, floa
     }
 
 
+def fit_rates(rows: list[dict[str, Any]]) -> tuple[float, float]:
+    """How often a standing hypothesis' statement is judged correct when its archetype is the
+    item's (``AGENT_FIT_SAME``) and when it is not (``AGENT_FIT_OTHER``)."""
+    same = [ok for r in rows for arche, ok in r["node_fits"] if arche == r["archetype"]]
+    other = [ok for r in rows for arche, ok in r["node_fits"] if arche != r["archetype"]]
+    return (statistics.mean(same) if same else 1.0, statistics.mean(other) if other else 0.0)
+
+
+def cross_validated(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Calibration with the fit rates measured on the other items only (leave one item out, all
+    its repeats in the same fold), applied to each play's posterior: what the shipped rates,
+    measured on this whole set, cannot claim for themselves."""
+    out = []
+    for r in rows:
+        same, other = fit_rates([q for q in rows if q["item"] != r["item"]])
+        out.append({**r, "confidence": same * r["posterior"] + other * (1 - r["posterior"])})
+    calib = calibration(out)
+    same, other = fit_rates(rows)
+    return {
+        "cv_ece": calib["ece"],
+        "cv_ece_ci_low": calib["ece_ci_low"],
+        "cv_ece_ci_high": calib["ece_ci_high"],
+        "cv_brier": calib["brier"],
+        "fit_same": same,
+        "fit_other": other,
+    }
+
+
 def run_policy(
     items: list[dict[str, Any]], *, name: str, ask: bool, policy: str, repeat: int
 ) -> dict:
@@ -180,10 +227,13 @@ def run_policy(
             for index, item in enumerate(items):
                 r = play(client, item, ask=ask)
                 r["ok"] = correct(item, r["crux"])
+                r["node_fits"] = [(a, correct(item, text)) for a, text in r.pop("nodes")]
+                r["archetype"] = item["archetype"]
                 r["ambiguity"] = item["ambiguity"]
                 r["item"] = index
                 rows.append(r)
     calib = calibration(rows)
+    calib.update(cross_validated(rows))
     by_amb = {
         a: statistics.mean(r["ok"] for r in rows if r["ambiguity"] == a)
         for a in ("low", "medium", "high")
@@ -207,6 +257,7 @@ def run_policy(
                 "n": len(group),
                 "accuracy": statistics.mean(r["ok"] for r in group),
                 "mean_confidence": statistics.mean(r["confidence"] for r in group),
+                "mean_posterior": statistics.mean(r["posterior"] for r in group),
             }
             for reason in sorted({r["exit"] for r in rows})
             for group in [[r for r in rows if r["exit"] == reason]]
@@ -238,8 +289,9 @@ def markdown(results: list[dict], safety: dict, provider: str) -> str:
         'own crux and facts (0.7·gold + 0.3·best fact cosine), or "not sure" within 0.03.',
         "",
         "| policy | accuracy | low | medium | high | mean questions | ECE (95% CI) | "
-        "ECE if calibrated (p) | Brier | ΔH bits/question | p50 turn ms | exits |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "ECE, fit rates cross-validated (95% CI) | ECE if calibrated (p) | Brier | "
+        "ΔH bits/question | p50 turn ms | exits |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         b = r["by_ambiguity"]
@@ -247,9 +299,24 @@ def markdown(results: list[dict], safety: dict, provider: str) -> str:
         lines.append(
             f"| {r['name']} | {r['accuracy']:.0%} | {b['low']:.0%} | {b['medium']:.0%} | "
             f"{b['high']:.0%} | {r['mean_questions']:.2f} | {r['ece']:.3f} ({r['ece_ci_low']:.2f} to {r['ece_ci_high']:.2f}) | "
+            f"{r['cv_ece']:.3f} ({r['cv_ece_ci_low']:.2f} to {r['cv_ece_ci_high']:.2f}) | "
             f"{r['ece_if_calibrated']:.3f} (p={r['p_value']:.2f}) | {r['brier']:.3f} | "
             f"{r['entropy_drop_per_question']:.2f} | {r['p50_turn_ms']:.1f} | {exits} |"
         )
+    facd = results[0]
+    lines += [
+        "",
+        f"Fit rates measured in this run (FACD plays, every standing hypothesis): statement fits "
+        f"{facd['fit_same']:.3f} of the time when it is the item's archetype, "
+        f"{facd['fit_other']:.3f} when it is not (settings: `AGENT_FIT_SAME` "
+        f"{settings.AGENT_FIT_SAME}, `AGENT_FIT_OTHER` {settings.AGENT_FIT_OTHER}). "
+        "Exits (plays, accuracy, mean reported confidence, mean posterior): "
+        + "; ".join(
+            f"{k} {v['n']}, {v['accuracy']:.0%}, {v['mean_confidence']:.2f}, {v['mean_posterior']:.2f}"
+            for k, v in facd["by_exit"].items()
+        )
+        + ".",
+    ]
     lines += ["", "Distress gate (init on the entry):", ""]
     for cat in ("explicit", "indirect", "benign_dark", "none"):
         if cat in safety:
@@ -266,6 +333,9 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=3, help="plays of each item per policy (fresh seeds each)"
     )
+    parser.add_argument(
+        "--no-baselines", action="store_true", help="play the FACD policy only (a quicker run)"
+    )
     args = parser.parse_args()
     items = load("crux_dev.jsonl")
     if args.limit:
@@ -275,22 +345,28 @@ def main() -> None:
         results = [
             run_policy(
                 items, name="FACD (EIG - λ·cost)", ask=True, policy="eig", repeat=args.repeat
-            ),
-            run_policy(
-                items,
-                name="baseline: no questions (top seed after init)",
-                ask=False,
-                policy="eig",
-                repeat=args.repeat,
-            ),
-            run_policy(
-                items,
-                name="baseline: random question choice",
-                ask=True,
-                policy="random",
-                repeat=args.repeat,
-            ),
+            )
         ]
+        results += (
+            []
+            if args.no_baselines
+            else [
+                run_policy(
+                    items,
+                    name="baseline: no questions (top seed after init)",
+                    ask=False,
+                    policy="eig",
+                    repeat=args.repeat,
+                ),
+                run_policy(
+                    items,
+                    name="baseline: random question choice",
+                    ask=True,
+                    policy="random",
+                    repeat=args.repeat,
+                ),
+            ]
+        )
         safety = run_safety(load("crux_safety_dev.jsonl"), load("crux_dev.jsonl"))
     text = markdown(results, safety, get_provider().model)
     print(text)

@@ -19,6 +19,7 @@ from agent.engine.beliefs import (
     seed_nodes,
     write_beliefs,
 )
+from agent.engine.confidence import reported_confidence
 from agent.engine.guard import CRISIS_MESSAGE, CRISIS_RESOURCES, distress_gate
 from agent.engine.policy import enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
@@ -234,10 +235,17 @@ def _finish(
         f"r{e.at_revision} {e.kind}: {e.payload.get('summary', '')}" for e in state.evidence_log
     ]
     top_p, gap = _gap(beliefs)
-    trail.append(f"Stop({reason}): top p={top_p:.2f}, gap={gap:.2f}, questions={state.budget_used}")
+    posterior = beliefs.joint[ranked[0]]
+    confidence = reported_confidence(posterior)
+    trail.append(
+        f"Stop({reason}): top p={top_p:.2f}, gap={gap:.2f}, questions={state.budget_used}; "
+        f"posterior {posterior:.4f} → reported confidence {confidence:.4f}"
+    )
     result = AgentResult(
+        # Secondary themes keep their posterior share: the fit rates say how often the leading
+        # statement fits, which is what the writer is asked to accept.
         confirmed_crux=ConfirmedCrux(
-            node_id=top.node_id, text=top.text, confidence=round(beliefs.joint[ranked[0]], 4)
+            node_id=top.node_id, text=top.text, confidence=round(confidence, 4)
         ),
         secondary_themes=secondary,
         reasoning_trail="\n".join(trail),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -18,6 +19,13 @@ BOUNDARIES = BY_KEY["boundaries"].option
 
 def entropy(probs: dict[str, float]) -> float:
     return -sum(p * math.log2(p) for p in probs.values() if p > 0)
+
+
+def posterior(result: dict[str, Any]) -> float:
+    """The leading hypothesis' posterior, as the reasoning trail states it at the stop."""
+    found = re.search(r"posterior ([0-9.]+) → reported confidence", result["reasoning_trail"])
+    assert found, result["reasoning_trail"]
+    return float(found.group(1))
 
 
 def play_choosing(client: Any, data: dict[str, Any], wanted: str) -> list[dict[str, Any]]:
@@ -68,7 +76,8 @@ def test_golden_path_reaches_threshold_with_entropy_drop(client, settings):
     result = final["result"]
     assert result["exit_reason"] == "threshold"
     assert result["confirmed_crux"]["text"] == BY_KEY["boundaries"].crux
-    assert result["confirmed_crux"]["confidence"] >= 0.8
+    # The stop reads the posterior; the reported confidence is its fit probability (below).
+    assert posterior(result) >= settings.TAU_HIGH
     assert (
         entropy(final["state"]["belief_state"]["probs"])
         < entropy(turns[0]["state"]["belief_state"]["probs"]) - 0.5
@@ -218,3 +227,29 @@ def test_spawning_never_outgrows_the_state_contract(client, settings):
     nodes = data["state"]["belief_state"]["nodes"]
     assert len(nodes) <= 12
     assert sum(n["status"] == "active" for n in nodes) <= 6
+
+
+def test_reported_confidence_is_the_fit_probability_not_the_raw_posterior(client, settings):
+    # A neighbouring archetype's statement often fits the writer's crux too, and the right
+    # archetype's statement does not always: the writer is told how likely the statement fits.
+    settings.EMBEDDING_PROVIDER = "local"
+    embeddings._cached.cache_clear()
+    settings.AGENT_FIT_SAME, settings.AGENT_FIT_OTHER = 0.9, 0.4
+    result = play_choosing(client, init(client), BOUNDARIES)[-1]["result"]
+    p = posterior(result)
+    assert result["exit_reason"] == "threshold" and p >= settings.TAU_HIGH
+    expected = 0.9 * p + 0.4 * (1 - p)
+    assert result["confirmed_crux"]["confidence"] == pytest.approx(expected, abs=1e-4)
+    assert result["confirmed_crux"]["confidence"] < p - 0.01
+
+
+def test_confidence_after_budget_exit_reads_the_same_map(client, settings):
+    settings.MAX_USER_QUERIES = 1
+    settings.AGENT_FIT_SAME, settings.AGENT_FIT_OTHER = 0.8, 0.5
+    turns = play_choosing(client, init(client, MIXED_ENTRY), "Not sure / something else")
+    result = turns[-1]["result"]
+    assert result["exit_reason"] == "budget"
+    p = posterior(result)
+    assert result["confirmed_crux"]["confidence"] == pytest.approx(
+        0.8 * p + 0.5 * (1 - p), abs=1e-4
+    )
