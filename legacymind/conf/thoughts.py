@@ -42,11 +42,11 @@ SURR_KG_CANDIDATES_THINK_DEBUG = env_int("SURR_KG_CANDIDATES_THINK_DEBUG", 1000,
 SURR_KG_CANDIDATES_THINK_BUILD = env_int("SURR_KG_CANDIDATES_THINK_BUILD", 400, low=1, high=1000)
 SURR_KG_CANDIDATES_THINK_STUCK = env_int("SURR_KG_CANDIDATES_THINK_STUCK", 600, low=1, high=1000)
 # Lowest hnsw.ef_search for injection and verification searches. The search starts at 40
-# neighbours and widens (up to the pool) only while rows still pass the threshold; 0 leaves
-# the connection's HNSW_EF_SEARCH for the first step and ef_search = neighbours asked for after
-# it. Higher trades speed for recall: on one 100k-entity graph injection recall@k was 0.948
-# with 0, 0.953 with 120 and 0.958 with 160, for ~0.5 and ~2.5 ms more a search; the bench's
-# fresh graph gave 0.941-0.949 with 120 (docs/benchmarks.md, "Think").
+# neighbours and widens (up to the pool) only while rows still pass the threshold; 0 means the
+# connection's HNSW_EF_SEARCH. When the two are equal (the defaults) the first search sets
+# nothing. Higher trades speed for recall: on one 100k-entity graph injection recall@k was
+# 0.948 with 100, 0.953 with 120 and 0.958 with 160, for ~0.5 and ~2.5 ms more a search; the
+# bench's fresh graph gave 0.941-0.949 with 120 (docs/benchmarks.md, "Think").
 SURR_INJECT_EF_SEARCH = env_int("SURR_INJECT_EF_SEARCH", 120, low=0, high=1000)
 # Apply the submode profile's threshold delta (sarcastic -0.05, empathetic +0.02).
 SURR_SUBMODE_RETRIEVAL = env_bool("SURR_SUBMODE_RETRIEVAL", False)

@@ -64,9 +64,11 @@ GROWTH = 4
 def ef_search(k: int) -> Iterator[None]:
     """hnsw.ef_search for the queries inside: the index returns at most ef_search rows, so k
     neighbours need ef_search >= k (pgvector caps it at 1000). ``SURR_INJECT_EF_SEARCH`` raises
-    the floor for more recall."""
-    ef = min(max(k, settings.SURR_INJECT_EF_SEARCH, FIRST_STEP), 1000)
-    if ef == FIRST_STEP:
+    the floor for more recall; 0 means the connection's own ``HNSW_EF_SEARCH``. When that is
+    the value wanted, nothing is set (a SET LOCAL costs a transaction: three round trips)."""
+    floor = settings.SURR_INJECT_EF_SEARCH or settings.HNSW_EF_SEARCH
+    ef = min(max(k, floor), 1000)
+    if ef == settings.HNSW_EF_SEARCH:  # every connection starts with it (settings, OPTIONS)
         yield
         return
     with transaction.atomic(), connection.cursor() as cursor:
