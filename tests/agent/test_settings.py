@@ -36,9 +36,7 @@ def test_state_secret_is_required_when_debug_is_off():
 def test_state_secret_optional_in_debug_and_defaults_are_the_specs():
     result = load_settings(DJANGO_DEBUG="1")
     assert result.returncode == 0, result.stderr
-    # The one deliberate departure from spec 004 §6: TAU_HIGH 0.70, not 0.80 (measured in
-    # docs/benchmarks.md, crux section: the extra question bought no accuracy on the dev set).
-    assert result.stdout.split() == ["0.7", "3"]
+    assert result.stdout.split() == ["0.8", "3"]
 
 
 @pytest.mark.parametrize(("name", "value"), [("TAU_HIGH", "1.5"), ("MAX_STEPS", "many")])
