@@ -4,9 +4,9 @@ one transaction; after it commits, the access bump of the memories it used (batc
 
 The bump runs after commit, not inside the write: access counts are statistics, a late bump
 loses nothing, and the thought's transaction never waits on row locks of popular memories.
-The KG tables keep room on each page (kg migration 0003) so the bump is a HOT update that
-never touches the HNSW index; without it each bumped row cost ~0.6 ms and left a dead entry
-in the graph.
+The KG tables keep half of each page free (kg migrations 0003, 0004) so the bump is a HOT
+update that never touches the HNSW index; without it each bumped row cost ~0.6 ms and left a
+dead entry in the graph.
 """
 
 from __future__ import annotations
