@@ -146,7 +146,24 @@ def ratio(ours: float, base: float) -> str:
     return f"{ours / base:.2f}x" if base else "n/a"
 
 
+def reference_loop_ms() -> float:
+    """Milliseconds of a fixed pure-Python loop (best of three): how fast this machine runs
+    Python today. Runs on these VMs differ by 2-3x from one machine to the next, so figures
+    from two runs compare only together with this."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        total = 0
+        for i in range(1_000_000):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
 def machine() -> str:
     import platform
 
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    return (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}, reference loop {reference_loop_ms():.0f} ms"
+    )
