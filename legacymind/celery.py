@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from celery import Celery
@@ -43,3 +44,14 @@ def _close_old_connections(task: Any = None, **kwargs: Any) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+def publish_on_commit(publish: Callable[[], Any]) -> None:
+    """Run ``publish`` (queue a task, push to Redis) once the current transaction commits.
+
+    With a broker, a failure there is logged, not raised: the row is already committed, and a
+    500 for it would make a client retry and store it twice. Eager tasks run in-process and
+    raise like any code, so tests see their errors."""
+    from django.db import transaction
+
+    transaction.on_commit(publish, robust=not app.conf.task_always_eager)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
 from kg.extraction import Extraction, extract
 from kg.services.staging import StageCounts, stage_extraction
+from legacymind.celery import publish_on_commit
 from legacymind.errors import NotFound
 
 
@@ -46,5 +46,5 @@ def thought_extract_on_commit(*, thought_id: Any, origin: str | None = None) -> 
         return False
     from kg.tasks import thought_extract_task
 
-    transaction.on_commit(lambda: thought_extract_task.delay(str(thought_id), origin))
+    publish_on_commit(lambda: thought_extract_task.delay(str(thought_id), origin))
     return True

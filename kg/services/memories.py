@@ -10,6 +10,7 @@ from django.db import transaction
 
 from kg.identity import clean
 from kg.models import Edge, Entity, Observation
+from legacymind.celery import publish_on_commit
 from legacymind.errors import Conflict
 from legacymind.providers.embeddings import fields_for, get_provider
 
@@ -17,13 +18,13 @@ from legacymind.providers.embeddings import fields_for, get_provider
 def entity_embed_on_commit(*, entity_id: int) -> None:
     from kg.tasks import entity_embed
 
-    transaction.on_commit(lambda: entity_embed.delay(entity_id))
+    publish_on_commit(lambda: entity_embed.delay(entity_id))
 
 
 def observation_embed_on_commit(*, observation_id: int) -> None:
     from kg.tasks import observation_embed
 
-    transaction.on_commit(lambda: observation_embed.delay(observation_id))
+    publish_on_commit(lambda: observation_embed.delay(observation_id))
 
 
 def entity_embed(*, entity_id: int) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import threading
 import time
 
@@ -18,6 +19,7 @@ from django.utils import timezone
 from kg.models import Entity
 from tests.support.celery_worker import celery_against, worker_and_redis
 from tests.support.redis_server import private_redis
+from thoughts.models import Thought
 from thoughts.think.touches import FLAG, QUEUE, touches_flush
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -141,3 +143,23 @@ def test_concurrent_thinks_lose_no_bump(api, memory, bare_redis):
     assert touches_flush() == 15
     used.refresh_from_db()
     assert used.access_count == 15
+
+
+def test_a_broker_outage_after_commit_keeps_the_thought_and_answers_201(api, memory, caplog):
+    used = memory(about=TEXT, cosine=0.8, name="used")
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with celery_against(f"redis://127.0.0.1:{port}/0"):
+        r = api.post(
+            "/api/v1/think",
+            {"content": TEXT, "hint": "question", "injection_scale": 1},
+            format="json",
+        )
+    # The thought is committed before anything is published: a 500 now would make the client
+    # retry and store it twice. The lost bump and extraction are logged instead.
+    assert r.status_code == 201, r.content
+    assert Thought.objects.filter(content=TEXT).count() == 1
+    assert "in on_commit()" in caplog.text
+    used.refresh_from_db()
+    assert used.access_count == 0

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from kg.models import Entity, Observation
 from kg.services import thought_extract_on_commit
+from legacymind.celery import publish_on_commit
 from legacymind.errors import Conflict
 from thoughts.models import Thought
 from thoughts.think.injection import Injected
@@ -46,7 +47,7 @@ def _touch_on_commit(injected: list[Injected]) -> None:
     for item in injected:
         ids[item.candidate.kind].append(item.candidate.id)
     at = timezone.now()
-    transaction.on_commit(
+    publish_on_commit(
         lambda: touch_later(entity_ids=ids["entity"], observation_ids=ids["observation"], at=at)
     )
 
