@@ -82,9 +82,9 @@ PGDATA_DIR = Path(env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var" / "p
 MAINTENANCE_WORK_MEM = env.str("PG_MAINTENANCE_WORK_MEM", default="1GB")
 # HNSW search breadth per query: pgvector's default 40 gave recall@10 0.94 at 100k clustered
 # vectors, 100 gave 0.985 for ~1 ms more, 160 cost the same as 100 (docs/benchmarks.md,
-# "Retrieval"). 120 is what think's injection asks for (SURR_INJECT_EF_SEARCH): with the two
+# "Retrieval"). 160 is what think's injection asks for (SURR_INJECT_EF_SEARCH): with the two
 # equal, an injection search needs no SET and no transaction of its own (3 round trips).
-HNSW_EF_SEARCH = _integer("HNSW_EF_SEARCH", 120, low=1, high=1000)
+HNSW_EF_SEARCH = _integer("HNSW_EF_SEARCH", 160, low=1, high=1000)
 # The embedded server's buffer cache (a DATABASE_URL server keeps its own configuration).
 # Postgres' 128MB default is smaller than one HNSW index at 100k x 384 (195MB): a think's search
 # then reads ~1,300 of its ~4,400 pages from the OS cache instead of shared memory.
