@@ -26,8 +26,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
-from kg.models import Entity, Observation
-from thoughts.think.persist import memories_touch
+from legacymind.celery import app
+from thoughts.think.persist import memories_bump, memories_touch
 
 logger = logging.getLogger("thoughts.touches")
 
@@ -35,12 +35,6 @@ QUEUE = "legacymind:touches"
 FLAG = "legacymind:touches:scheduled"  # set while a flush is scheduled
 BATCH = 1000  # items popped per round trip
 FLAG_TTL = 60  # seconds: a lost flush blocks scheduling no longer than this
-
-
-def _celery() -> Any:
-    from legacymind.celery import app
-
-    return app
 
 
 @lru_cache(maxsize=4)
@@ -52,7 +46,6 @@ def _client(url: str) -> Any:
 
 def redis_client() -> Any | None:
     """The broker's Redis, or None when tasks run eagerly (no Redis configured)."""
-    app = _celery()
     if app.conf.task_always_eager:
         return None
     return _client(app.conf.broker_url)
@@ -93,8 +86,7 @@ def touches_flush() -> int:
 
 
 def _apply(raw: Iterable[bytes]) -> int:
-    counts: dict[tuple[str, int], int] = {}
-    latest: dict[tuple[str, int], datetime] = {}
+    bumps: dict[tuple[str, int], tuple[int, datetime]] = {}
     for blob in raw:
         try:
             entity_ids, observation_ids, at_text = json.loads(blob)
@@ -104,23 +96,12 @@ def _apply(raw: Iterable[bytes]) -> int:
             continue
         for kind, ids in (("entity", entity_ids), ("observation", observation_ids)):
             for pk in ids:
-                key = (kind, int(pk))
-                counts[key] = counts.get(key, 0) + 1
-                latest[key] = max(latest.get(key, at), at)
+                uses, last = bumps.get((kind, int(pk)), (0, at))
+                bumps[(kind, int(pk))] = (uses + 1, max(last, at))
     with transaction.atomic(), connection.cursor() as cursor:
         # A popular row locked elsewhere must not hold the worker: fail, requeue, retry later.
         cursor.execute(
             "SELECT set_config('lock_timeout', %s, true)", [f"{settings.SURR_TOUCH_LOCK_MS}ms"]
         )
-        for kind, model in (("entity", Entity), ("observation", Observation)):
-            keys = sorted(key for key in counts if key[0] == kind)
-            if keys:
-                cursor.execute(
-                    f"UPDATE {model._meta.db_table} AS t "
-                    "SET access_count = t.access_count + v.n, "
-                    "last_accessed = GREATEST(t.last_accessed, v.at) "
-                    "FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[]) AS v(id, n, at) "
-                    "WHERE t.id = v.id",
-                    [[k[1] for k in keys], [counts[k] for k in keys], [latest[k] for k in keys]],
-                )
-    return sum(counts.values())
+        memories_bump(bumps=bumps)
+    return sum(uses for uses, _ in bumps.values())
