@@ -17,15 +17,12 @@ def _backend_pids(calls: int) -> list[int]:
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_worker_reuses_its_connection_with_conn_max_age():
-    with worker_and_redis(DB_CONN_MAX_AGE="60"):
+@pytest.mark.parametrize(
+    ("conn_max_age", "connections"),
+    [("60", 1), ("0", 3)],
+    ids=["reused-with-conn-max-age", "one-per-task-with-zero"],
+)
+def test_worker_connections_follow_conn_max_age(conn_max_age, connections):
+    with worker_and_redis(DB_CONN_MAX_AGE=conn_max_age):
         pids = _backend_pids(3)
-    assert len(set(pids)) == 1, pids
-
-
-@pytest.mark.worker
-@pytest.mark.django_db(transaction=True)
-def test_worker_opens_a_connection_per_task_with_conn_max_age_zero():
-    with worker_and_redis(DB_CONN_MAX_AGE="0"):
-        pids = _backend_pids(3)
-    assert len(set(pids)) == 3, pids
+    assert len(set(pids)) == connections, pids
