@@ -47,21 +47,18 @@ def start_worker() -> subprocess.Popen[bytes]:
 
 def queued() -> int:
     """Tasks waiting in Celery's queue plus access bumps waiting for a flush."""
-    import redis
+    from thoughts.think.touches import QUEUE, redis_client
 
-    from thoughts.think.touches import QUEUE
-
-    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    client = redis_client()
     return int(client.llen("celery")) + int(client.llen(QUEUE))
 
 
 def drain(timeout: float = 600) -> float:
     """Seconds until the worker has taken every queued task and applied every queued bump."""
-    import redis
-
     from legacymind.celery import app
+    from thoughts.think.touches import redis_client
 
-    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    client = redis_client()
     started = time.perf_counter()
     while queued() and time.perf_counter() - started < timeout:
         if not client.llen("celery"):  # bumps left and no task: a flush may have been lost
