@@ -76,7 +76,9 @@ def exact_numpy(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 
 def selector(query: np.ndarray) -> list[int]:
-    rows = nearest(Entity.objects.only("id", "name", "entity_type"), query.tolist(), K)
+    rows = nearest(
+        Entity.objects.only("id", "name", "entity_type"), query.tolist(), K, model="synthetic-384"
+    )
     return [row.pk for row in rows]
 
 

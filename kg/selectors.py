@@ -112,7 +112,9 @@ def suggestions_for(
             score = difflib.SequenceMatcher(None, norm(cand.name), norm(entity.name)).ratio()
             best[entity.pk] = Suggestion(entity, round(score, 3), "name")
         if vectors is not None and k:
-            for entity in nearest(Entity.objects.all(), vectors[i].tolist(), k):
+            for entity in nearest(
+                Entity.objects.all(), vectors[i].tolist(), k, model=provider.model
+            ):
                 score = float(entity.similarity)  # type: ignore[attr-defined]
                 if entity.pk not in best or best[entity.pk].score < score:
                     best[entity.pk] = Suggestion(entity, round(score, 3), "embedding")
@@ -165,11 +167,18 @@ def kg_search(
     vector = provider.embed([query])[0].tolist()
     rows: list[tuple[str, Any]] = []
     if target in ("entity", "mixed"):
-        rows += [("entity", e) for e in nearest(memories_visible_to(viewer, Entity), vector, top_k)]
+        rows += [
+            ("entity", e)
+            for e in nearest(
+                memories_visible_to(viewer, Entity), vector, top_k, model=provider.model
+            )
+        ]
     if target in ("observation", "mixed"):
         rows += [
             ("observation", o)
-            for o in nearest(memories_visible_to(viewer, Observation), vector, top_k)
+            for o in nearest(
+                memories_visible_to(viewer, Observation), vector, top_k, model=provider.model
+            )
         ]
     rows.sort(key=lambda r: -float(r[1].similarity))
     return rows[:top_k]

@@ -3,7 +3,10 @@
 Each table has one untyped ``vector`` column plus ``embedding_dim``, and a partial HNSW index per
 supported dimension on ``embedding::vector(N)``. Queries cast the same way, with the dimension as
 a literal (a prepared plan with the dimension as a parameter falls back to a sequential scan), and
-filter on ``embedding_dim`` so that vectors of different models are never compared.
+filter on ``embedding_dim`` and ``embedding_model`` so that vectors of different models are never
+compared: two models of the same dimension (all-MiniLM-L6-v2 and text-embedding-3-small cut to
+384, say) share an index but not a space. After a change of model, rows keep the old model's
+vectors until ``manage.py reembed`` rewrites them, and searches skip them until then.
 """
 
 from __future__ import annotations
@@ -52,8 +55,12 @@ def hnsw_indexes(prefix: str) -> list[models.Index]:
     ]
 
 
-def nearest(queryset: models.QuerySet[M], vector: Sequence[float], k: int) -> models.QuerySet[M]:
-    """The ``k`` rows nearest to ``vector`` by cosine distance, among rows of the same dimension.
+def nearest(
+    queryset: models.QuerySet[M], vector: Sequence[float], k: int, *, model: str | None
+) -> models.QuerySet[M]:
+    """The ``k`` rows nearest to ``vector`` by cosine distance, among rows of the same dimension
+    embedded by ``model`` (the model that embedded ``vector``; None: any model of that
+    dimension, for callers that know every row shares one).
 
     Rows carry ``distance`` (0 = same direction) and ``similarity`` (1 - distance). For the
     indexed dimensions the query uses the partial HNSW index (approximate, ``hnsw.ef_search``
@@ -71,6 +78,8 @@ def nearest(queryset: models.QuerySet[M], vector: Sequence[float], k: int) -> mo
     # the partial index's ``WHERE embedding_dim = 384`` against a literal (with server-side
     # binding a generic plan would otherwise fall back to a sequential scan).
     same_dim = RawSQL(str(int(dim)), ())
+    if model is not None:
+        queryset = queryset.filter(embedding_model=model)
     return (
         queryset.filter(embedding_dim=same_dim, embedding__isnull=False)
         .annotate(distance=distance)

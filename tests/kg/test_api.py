@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 
 from kg.models import Edge, EdgeCandidate, Entity, EntityCandidate
+from legacymind.providers.embeddings import fields_for, get_provider
 from tests.conftest import client_for
 from tests.kg.factories import (
     EdgeCandidateFactory,
@@ -180,6 +181,17 @@ def test_semantic_search_finds_embedded_entities(mod_api, django_capture_on_comm
         mod_api.post("/api/v1/kg/entities/", {"name": "garden roses"}, format="json")
     hits = mod_api.get("/api/v1/kg/search/", {"q": "payment gateway", "top_k": 1}).json()
     assert hits[0]["name"] == "payment gateway" and hits[0]["kind"] == "entity"
+
+
+def test_semantic_search_skips_vectors_of_another_model(mod_api):
+    # The same 384-d vector, stored under another model's name (before ``reembed``), is not
+    # comparable to the query: only the row embedded by the current model is found.
+    provider = get_provider()
+    vector = provider.embed(["payment gateway"])[0]
+    EntityFactory(name="old", **fields_for(provider, vector) | {"embedding_model": "older-384"})
+    EntityFactory(name="current", **fields_for(provider, vector))
+    hits = mod_api.get("/api/v1/kg/search/", {"q": "payment gateway", "top_k": 5}).json()
+    assert [hit["name"] for hit in hits] == ["current"]
 
 
 def test_candidates_endpoints_are_for_moderators_only(api, anon_api):

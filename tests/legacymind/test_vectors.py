@@ -1,5 +1,5 @@
 """``nearest()``: the partial HNSW index per dimension, never comparing vectors of different
-sizes, and results ordered by cosine distance."""
+sizes or models, and results ordered by cosine distance."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _unit(n: int, dim: int) -> np.ndarray:
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
-def _entities(vectors: np.ndarray, prefix: str) -> list[Entity]:
+def _entities(vectors: np.ndarray, prefix: str, model: str | None = None) -> list[Entity]:
     dim = vectors.shape[1]
     return Entity.objects.bulk_create(
         Entity(
@@ -29,7 +29,7 @@ def _entities(vectors: np.ndarray, prefix: str) -> list[Entity]:
             entity_type="concept",
             embedding=v,
             embedding_provider="test",
-            embedding_model=f"test-{dim}",
+            embedding_model=model or f"test-{dim}",
             embedding_dim=dim,
         )
         for i, v in enumerate(vectors)
@@ -51,7 +51,9 @@ def test_nearest_uses_the_partial_hnsw_index_of_its_dimension(dim):
     _entities(_unit(50, dim), "e")
     _force_index_paths()
 
-    plan = nearest(Entity.objects.all(), _unit(1, dim)[0].tolist(), 5).explain()
+    plan = nearest(
+        Entity.objects.all(), _unit(1, dim)[0].tolist(), 5, model=f"test-{dim}"
+    ).explain()
 
     assert f"Index Scan using kg_entity_emb_{dim}" in plan
     assert "Sort" not in plan
@@ -60,12 +62,12 @@ def test_nearest_uses_the_partial_hnsw_index_of_its_dimension(dim):
 def test_nearest_on_thoughts_uses_the_thought_index(user):
     vectors = _unit(20, 384)
     Thought.objects.bulk_create(
-        Thought(owner=user, content=f"t{i}", embedding=v, embedding_dim=384)
+        Thought(owner=user, content=f"t{i}", embedding=v, embedding_dim=384, embedding_model="m")
         for i, v in enumerate(vectors)
     )
     _force_index_paths()
 
-    plan = nearest(Thought.objects.filter(owner=user), vectors[0].tolist(), 3).explain()
+    plan = nearest(Thought.objects.filter(owner=user), vectors[0].tolist(), 3, model="m").explain()
 
     assert "Index Scan using thought_emb_384" in plan
 
@@ -83,7 +85,7 @@ def test_nearest_returns_the_exact_top_k_ordered_by_distance():
     query = _unit(1, 384)[0]
     _exact_plans_only()
 
-    found = list(nearest(Entity.objects.all(), query.tolist(), 10))
+    found = list(nearest(Entity.objects.all(), query.tolist(), 10, model="test-384"))
 
     exact = np.argsort(-(vectors @ query))[:10]
     assert [e.pk for e in found] == [rows[i].pk for i in exact]
@@ -98,7 +100,7 @@ def test_nearest_through_the_index_is_ordered_by_true_distance():
     query = _unit(1, 384)[0]
     _force_index_paths()
 
-    found = list(nearest(Entity.objects.all(), query.tolist(), 10))
+    found = list(nearest(Entity.objects.all(), query.tolist(), 10, model="test-384"))
 
     assert len(found) == 10
     distances = [e.distance for e in found]
@@ -117,8 +119,25 @@ def test_nearest_never_compares_rows_of_another_dimension():
     _exact_plans_only()
 
     for rows, dim in ((small, 3), (mid, 384), (big, 1536)):
-        found = list(nearest(Entity.objects.all(), _unit(1, dim)[0].tolist(), 50))
+        found = list(nearest(Entity.objects.all(), _unit(1, dim)[0].tolist(), 50, model=None))
         assert {e.pk for e in found} == {e.pk for e in rows}
+
+
+def test_nearest_never_compares_rows_of_another_model_of_the_same_dimension():
+    # Two models of one size share the partial index but not a space: a query embedded by one
+    # model must not rank the other's vectors, however close they happen to lie.
+    vectors = _unit(6, 384)
+    ours = _entities(vectors[:3], "ours", model="model-a")
+    theirs = _entities(vectors[3:], "theirs", model="model-b")
+    query = vectors[3]  # identical to one of model-b's rows
+    _exact_plans_only()
+
+    found = list(nearest(Entity.objects.all(), query.tolist(), 10, model="model-a"))
+    anyone = list(nearest(Entity.objects.all(), query.tolist(), 10, model=None))
+
+    assert {e.pk for e in found} == {e.pk for e in ours}
+    assert anyone[0].pk == theirs[0].pk
+    assert {e.pk for e in anyone} == {e.pk for e in ours + theirs}
 
 
 def test_nearest_searches_an_unindexed_dimension_exactly():
@@ -126,7 +145,7 @@ def test_nearest_searches_an_unindexed_dimension_exactly():
     rows = _entities(vectors, "e")
     query = vectors[3]
 
-    qs = nearest(Entity.objects.all(), query.tolist(), 3)
+    qs = nearest(Entity.objects.all(), query.tolist(), 3, model="test-8")
 
     assert qs[0].pk == rows[3].pk
     assert "kg_entity_emb_" not in qs.explain()
@@ -136,5 +155,5 @@ def test_nearest_rejects_an_empty_vector_and_returns_nothing_for_k_zero():
     _entities(_unit(3, 384), "e")
 
     with pytest.raises(ValueError, match="empty vector"):
-        nearest(Entity.objects.all(), [], 5)
-    assert list(nearest(Entity.objects.all(), _unit(1, 384)[0].tolist(), 0)) == []
+        nearest(Entity.objects.all(), [], 5, model="test-384")
+    assert list(nearest(Entity.objects.all(), _unit(1, 384)[0].tolist(), 0, model=None)) == []

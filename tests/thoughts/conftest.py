@@ -52,12 +52,13 @@ MemoryMaker = Callable[..., Entity | Observation]
 
 @pytest.fixture
 def memory(db: None) -> MemoryMaker:
-    """``memory(about=text, cosine=0.7, kind="entity", **fields)``: a KG row at that cosine."""
+    """``memory(about=text, cosine=0.7, kind="entity", **fields)``: a KG row at that cosine
+    (``fields`` may override the embedding's provenance too)."""
     seeds = iter(range(1, 100_000))
 
     def make(*, about: str, cosine: float, kind: str = "entity", **fields: Any) -> Any:
         vector = with_cosine(text_vector(about), cosine, next(seeds))
         factory = EntityFactory if kind == "entity" else ObservationFactory
-        return factory(**embedded(vector), **fields)
+        return factory(**{**embedded(vector), **fields})
 
     return make

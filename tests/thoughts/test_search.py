@@ -160,6 +160,22 @@ def test_rows_of_another_dimension_are_never_compared(api, user):
     assert body["thoughts"]["results"] == []
 
 
+def test_rows_of_another_model_of_the_same_dimension_are_never_compared(api, user):
+    # After a change of model, rows keep the old model's vectors until ``reembed`` runs: a
+    # vector equal to the query's under another model's name is no match at all.
+    old = near(Q, 0.99) | {"embedding_provider": "local", "embedding_model": "all-MiniLM-L6-v2"}
+    assert old["embedding_dim"] == get_provider().dim
+    EntityFactory(name="old model", **old)
+    ObservationFactory(name="old observation", **old)
+    ThoughtFactory(owner=user, **old)
+    EntityFactory(name="current", **near(Q, 0.4))
+    mine = ThoughtFactory(owner=user, **near(Q, 0.3))
+    for order in ("similarity", "created_at_desc"):
+        body = search(api, include_thoughts=True, order=order)
+        assert memory_names(body) == ["current"]
+        assert thought_ids(body) == [str(mine.pk)]
+
+
 def test_own_thoughts_are_found_when_other_users_thoughts_crowd_the_index(api, user, other_user):
     # 400 nearer thoughts of another user fill every HNSW candidate list (ef_search 40), so the
     # index alone returns none of alice's; the search must still find them.

@@ -28,10 +28,19 @@ def openai_embeddings(settings, openai_stub):
     embeddings._cached.cache_clear()
 
 
+# A 3-d vector from the stub's model: the think's own vector is 3-d too, and comparable.
+DRIP_VECTOR = {
+    "embedding": [1.0, 0.0, 0.0],
+    "embedding_dim": 3,
+    "embedding_provider": "openai",
+    "embedding_model": "text-embedding-3-small",
+}
+
+
 def test_embedding_failure_is_a_503_and_nothing_is_stored(
     api, openai_embeddings, django_capture_on_commit_callbacks
 ):
-    used = EntityFactory(name="Drip", embedding=[1.0, 0.0, 0.0], embedding_dim=3)
+    used = EntityFactory(name="Drip", **DRIP_VECTOR)
     openai_embeddings.fail_next(500, times=2)  # the first attempt and its one retry
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         r = api.post(
@@ -59,7 +68,7 @@ def test_embedding_failure_is_a_503_and_nothing_is_stored(
 def test_the_same_request_succeeds_once_the_provider_recovers(
     api, openai_embeddings, django_capture_on_commit_callbacks
 ):
-    EntityFactory(name="Drip", embedding=[1.0, 0.0, 0.0], embedding_dim=3)
+    EntityFactory(name="Drip", **DRIP_VECTOR)
     openai_embeddings.fail_next(500, times=2)
     payload = {
         "content": "Drip irrigation for the garden",

@@ -245,6 +245,17 @@ def test_rows_of_another_dimension_are_never_compared(api):
     assert body["injected"] == []
 
 
+def test_rows_of_another_model_of_the_same_dimension_are_never_compared(api, memory):
+    # Left over from a change of model (until ``reembed``): same size, not the same space.
+    old = {"embedding_provider": "local", "embedding_model": "all-MiniLM-L6-v2"}
+    memory(about=TEXT, cosine=0.95, name="old model", **old)
+    memory(about=TEXT, cosine=0.95, name="old observation", kind="observation", **old)
+    memory(about=TEXT, cosine=0.30, name="current")
+    body = think(api, injection_scale=3)
+    assert names(body) == ["current"]
+    assert Entity.objects.get(name="old model").embedding_dim == 384
+
+
 def test_the_candidate_pool_comes_from_the_mode_setting(api, memory, settings):
     settings.SURR_KG_CANDIDATES_THINK_CONVO = 2
     settings.SURR_KG_CANDIDATES_THINK_DEBUG = 3

@@ -74,6 +74,15 @@ def test_evidence_splits_into_supporting_and_contradicting(api, memory):
     assert tel["time_ms"] >= 0
 
 
+def test_evidence_of_another_model_of_the_same_dimension_is_never_cited(api, memory):
+    old = {"embedding_provider": "local", "embedding_model": "all-MiniLM-L6-v2"}
+    memory(about=HYPOTHESIS, cosine=0.95, name="old model evidence", **old)
+    memory(about=HYPOTHESIS, cosine=0.8, name="current evidence")
+    result = verify(api)["verification"]
+    cited = evidence_names(result["supporting"]) + evidence_names(result["contradicting"])
+    assert cited == ["current evidence"]
+
+
 def test_low_confidence_suggests_a_revision(api, memory):
     memory(about=HYPOTHESIS, cosine=0.9, name="Agrees")
     memory(about=HYPOTHESIS, cosine=0.8, name="Traces cannot mislead")

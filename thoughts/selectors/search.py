@@ -35,8 +35,9 @@ class SearchResult:
     embedding: Provenance
 
 
-def _exact(queryset: QuerySet[Any], vector: list[float]) -> QuerySet[Any]:
-    """Rows of the query's dimension with ``distance``/``similarity``, computed exactly.
+def _exact(queryset: QuerySet[Any], vector: list[float], model: str) -> QuerySet[Any]:
+    """Rows of the query's dimension and model with ``distance``/``similarity``, computed
+    exactly.
 
     The CASE keeps Postgres from casting a vector of another size (it may evaluate a WHERE on
     the distance before the one on ``embedding_dim``) and, not being the indexed expression,
@@ -46,21 +47,21 @@ def _exact(queryset: QuerySet[Any], vector: list[float]) -> QuerySet[Any]:
     cosine = CosineDistance(Cast("embedding", VectorField(dimensions=dim)), vector)
     distance = Case(When(embedding_dim=dim, then=cosine), default=None, output_field=FloatField())
     return (
-        queryset.filter(embedding_dim=dim, embedding__isnull=False)
+        queryset.filter(embedding_dim=dim, embedding_model=model, embedding__isnull=False)
         .annotate(distance=distance)
         .annotate(similarity=1 - F("distance"))
     )
 
 
 def _nearest_above(
-    queryset: QuerySet[Any], vector: list[float], k: int, min_similarity: float
+    queryset: QuerySet[Any], vector: list[float], model: str, k: int, min_similarity: float
 ) -> list[Any]:
-    rows = list(nearest(queryset, vector, k))
+    rows = list(nearest(queryset, vector, k, model=model))
     if len(rows) < k:
         # pgvector 0.6 reads at most hnsw.ef_search index entries and filters them afterwards,
         # so a filtered search (one user's thoughts, one chain) can come back short although
         # more rows match: those rows are then few enough to rank exactly.
-        rows = list(_exact(queryset, vector).order_by("distance")[:k])
+        rows = list(_exact(queryset, vector, model).order_by("distance")[:k])
     return [row for row in rows if row.similarity >= min_similarity]
 
 
@@ -68,6 +69,7 @@ def _memory_hits(
     *,
     user: Viewer,
     vector: list[float],
+    model: str,
     target: str,
     k: int,
     sim_thresh: float,
@@ -83,7 +85,7 @@ def _memory_hits(
         if chain_id is not None:  # memories drawn from the viewer's thoughts of that chain
             chain = thoughts_visible_to(user).filter(chain_id=chain_id)
             queryset = queryset.filter(source_thought__in=chain)
-        for row in _nearest_above(queryset.defer("embedding"), vector, k, sim_thresh):
+        for row in _nearest_above(queryset.defer("embedding"), vector, model, k, sim_thresh):
             hits.append(Hit(kind, row, float(row.similarity)))
     hits.sort(key=lambda hit: -hit.similarity)
     return hits[:k]
@@ -93,6 +95,7 @@ def _thought_hits(
     *,
     user: Viewer,
     vector: list[float],
+    model: str,
     k: int,
     sim_thresh: float,
     filters: ThoughtFilters,
@@ -100,10 +103,10 @@ def _thought_hits(
 ) -> list[Hit]:
     queryset = thoughts_filter(thoughts_visible_to(user).defer("embedding"), filters)
     if order == "similarity":
-        rows = _nearest_above(queryset, vector, k, sim_thresh)
+        rows = _nearest_above(queryset, vector, model, k, sim_thresh)
     else:
         by = ("created_at", "id") if order == "created_at_asc" else ("-created_at", "-id")
-        above = _exact(queryset, vector).filter(distance__lte=1 - sim_thresh)
+        above = _exact(queryset, vector, model).filter(distance__lte=1 - sim_thresh)
         rows = list(above.order_by(*by)[:k])
     return [Hit("thought", row, float(row.similarity)) for row in rows]
 
@@ -122,7 +125,8 @@ def search(
 ) -> SearchResult:
     """``legacymind_search``: KG memories (shared, less those drawn from other users' private
     thoughts) and optionally the viewer's thoughts nearest to ``query``, at or above
-    ``sim_thresh``, among rows embedded by a model of the same dimension.
+    ``sim_thresh``, among rows embedded by the current model (vectors of another model, even of
+    the same dimension, are not comparable; ``manage.py reembed`` brings them over).
 
     Memories are ranked by similarity, entities and observations merged. Thoughts follow
     ``order``; without one, a session or chain filter lists them oldest first (reading a line of
@@ -139,6 +143,7 @@ def search(
         memories = _memory_hits(
             user=user,
             vector=vector,
+            model=provider.model,
             target=target,
             k=top_k_memories,
             sim_thresh=sim_thresh,
@@ -151,6 +156,7 @@ def search(
         thoughts = _thought_hits(
             user=user,
             vector=vector,
+            model=provider.model,
             k=top_k_thoughts,
             sim_thresh=sim_thresh,
             filters=filters,

@@ -195,11 +195,19 @@ def memories_inject(
     # 0.15 by the hundred in a large graph, so a single search to the floor would always have
     # to widen to the whole pool.
     candidates = kg_nearest(
-        vector=vector.tolist(), k=result.pool, owner_id=owner_id, min_similarity=result.threshold
+        vector=vector.tolist(),
+        model=provider.model,
+        k=result.pool,
+        owner_id=owner_id,
+        min_similarity=result.threshold,
     )
     if not candidates and result.floor < result.threshold:
         candidates = kg_nearest(
-            vector=vector.tolist(), k=result.pool, owner_id=owner_id, min_similarity=result.floor
+            vector=vector.tolist(),
+            model=provider.model,
+            k=result.pool,
+            owner_id=owner_id,
+            min_similarity=result.floor,
         )
     result.candidates = len(candidates)
     result.memories, result.used_floor = select(

@@ -110,9 +110,9 @@ _PLACEHOLDER = 0.123456789  # no real parameter of the search is a vector of thi
 
 @lru_cache(maxsize=64)
 def _search_sql(
-    kinds: tuple[str, ...], dim: int, k: int
+    kinds: tuple[str, ...], dim: int, k: int, model: str
 ) -> tuple[str, tuple[Any, ...], frozenset[int]]:
-    """SQL and parameters of the search, compiled once per (kinds, dimension, k) with a
+    """SQL and parameters of the search, compiled once per (kinds, dimension, k, model) with a
     placeholder vector, and the positions of the parameters the query vector replaces.
     Building and compiling the ORM union on every search made it ~13 ms instead of ~7 at 100k
     entities; from one think to the next only the vector changes."""
@@ -122,7 +122,7 @@ def _search_sql(
         table: QuerySet[Any] = KINDS[kind].objects.all()
         label = F("entity_type") if kind == "entity" else F("description")
         parts.append(
-            nearest(table, placeholder, k)
+            nearest(table, placeholder, k, model=model)
             .annotate(
                 kind=Value(kind, output_field=CharField()),
                 label=Cast(label, CharField()),
@@ -139,9 +139,11 @@ def _search_sql(
     return sql, tuple(params), slots
 
 
-def _search(kinds: Sequence[str], vector: Sequence[float], k: int) -> dict[str, list[_Hit]]:
+def _search(
+    kinds: Sequence[str], vector: Sequence[float], k: int, model: str
+) -> dict[str, list[_Hit]]:
     """The k nearest rows of each kind, most similar first, in one round trip."""
-    sql, template, slots = _search_sql(tuple(kinds), len(vector), k)
+    sql, template, slots = _search_sql(tuple(kinds), len(vector), k, model)
     literal = vector_literal(vector).value
     params = [literal if i in slots else p for i, p in enumerate(template)]
     found: dict[str, list[_Hit]] = {kind: [] for kind in kinds}
@@ -158,13 +160,15 @@ def _search(kinds: Sequence[str], vector: Sequence[float], k: int) -> dict[str, 
 def kg_nearest(
     *,
     vector: Sequence[float],
+    model: str,
     k: int,
     owner_id: int | None,
     min_similarity: float = -1.0,
     kinds: Sequence[str] = ("entity", "observation"),
 ) -> list[Candidate]:
-    """The rows of each kind among its ``k`` nearest (same dimension) whose similarity reaches
-    ``min_similarity``, private-to-others rows removed.
+    """The rows of each kind among its ``k`` nearest (same dimension, embedded by ``model``, the
+    model of ``vector``) whose similarity reaches ``min_similarity``, private-to-others rows
+    removed.
 
     Only rows above ``min_similarity`` are ever used, so the search starts small and widens
     (x4, up to ``k``) only while the farthest row found still passes: the answer is the same
@@ -173,7 +177,7 @@ def kg_nearest(
     passing: dict[str, list[_Hit]] = {}
     pending, step = list(kinds), min(k, FIRST_STEP)
     while pending:
-        found = _search(pending, vector, step)
+        found = _search(pending, vector, step, model)
         widen = []
         for kind in pending:
             hits = found[kind]

@@ -63,6 +63,7 @@ def hypothesis_verify(
     contradiction = _pattern(patterns)
     candidates = kg_nearest(
         vector=vector.tolist(),
+        model=provider.model,
         k=request.top_k,
         owner_id=owner_id,
         min_similarity=request.min_similarity,
