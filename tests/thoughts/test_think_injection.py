@@ -7,10 +7,12 @@ import sys
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from kg.models import Entity, Observation
-from tests.thoughts.factories import EntityFactory, ThoughtFactory
+from tests.thoughts.factories import EntityFactory, ObservationFactory, ThoughtFactory
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
@@ -237,6 +239,37 @@ def test_kg_rows_without_a_vector_are_embedded_on_the_way_and_saved(api):
     assert row.embedding_model == "feature-hash-384" and row.embedded_at is not None
     assert body["telemetry"]["injection"]["backfilled"] == 1
     assert names(body) == ["garden irrigation schedule"]
+
+
+def test_the_search_and_the_unembedded_probe_share_one_query(api, memory):
+    # Every think asks whether some KG rows still lack a vector; the question rides in the
+    # search's own round trip instead of costing one of its own.
+    memory(about=TEXT, cosine=0.5, name="embedded")
+    with CaptureQueriesContext(connection) as captured:
+        body = think(api, injection_scale=3)
+    assert names(body) == ["embedded"]
+    kg_queries = [q["sql"] for q in captured if "kg_entity" in q["sql"]]
+    # Every KG query is a search (one row that passes makes it widen: 40, 160, 500 rows);
+    # only the first one carries the probe.
+    assert kg_queries and all("<=>" in sql for sql in kg_queries)
+    assert ["embedding_dim IS NULL" in sql for sql in kg_queries] == [
+        True, *[False] * (len(kg_queries) - 1)
+    ]  # fmt: skip
+    assert body["telemetry"]["injection"]["backfilled"] == 0
+
+
+@pytest.mark.parametrize(("cap", "entities", "observations"), [(3, 2, 1), (1, 1, 0), (0, 0, 0)])
+def test_backfill_embeds_at_most_the_configured_rows_entities_first(
+    api, settings, cap, entities, observations
+):
+    settings.SURR_INJECT_BACKFILL_MAX = cap
+    for i in range(2):
+        EntityFactory(name=f"garden entity {i}")
+        ObservationFactory(name=f"garden observation {i}", description="irrigation")
+    body = think(api, injection_scale=1)
+    assert body["telemetry"]["injection"]["backfilled"] == entities + observations
+    assert Entity.objects.filter(embedding_dim=384).count() == entities
+    assert Observation.objects.filter(embedding_dim=384).count() == observations
 
 
 def test_rows_of_another_dimension_are_never_compared(api):

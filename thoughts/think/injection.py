@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from legacymind.providers.embeddings import EmbeddingProvider
 from thoughts.think.frameworks.profiles import profile_for
-from thoughts.think.memories import Candidate, kg_backfill, kg_nearest
+from thoughts.think.memories import Candidate, Nearest, kg_backfill, kg_nearest
 
 SCALE_LIMITS = {1: 5, 2: 10, 3: 20}
 ENRICHED_MAX = 5  # memories listed in enriched_content, as in the original
@@ -170,6 +170,14 @@ def enriched_content(memories: list[Injected], submode: str | None) -> str | Non
     return "\n".join(lines) + "\n"
 
 
+def _first(ids: dict[str, list[int]], limit: int) -> dict[str, list[int]]:
+    """At most ``limit`` ids in all, entities first."""
+    out: dict[str, list[int]] = {}
+    for kind, pks in ids.items():
+        out[kind] = pks[: max(limit - sum(map(len, out.values())), 0)]
+    return out
+
+
 def memories_inject(
     *,
     provider: EmbeddingProvider,
@@ -189,26 +197,34 @@ def memories_inject(
     result.threshold, result.submode_delta = threshold_for(scale, submode)
     result.floor = float(settings.SURR_INJECT_FLOOR)
     result.pool = pool_for(mode)
-    result.backfilled = kg_backfill(provider=provider, limit=settings.SURR_INJECT_BACKFILL_MAX)
-    # Search for what passes the threshold; only when nothing does, search again down to the
-    # floor. Noise rows (random directions sit near cosine 0 +- 0.05 at 384-d) clear a floor of
-    # 0.15 by the hundred in a large graph, so a single search to the floor would always have
-    # to widen to the whole pool.
-    candidates = kg_nearest(
-        vector=vector.tolist(),
-        model=provider.model,
-        k=result.pool,
-        owner_id=owner_id,
-        min_similarity=result.threshold,
-    )
-    if not candidates and result.floor < result.threshold:
-        candidates = kg_nearest(
+    # The first search also asks for KG rows without a vector (in the same round trip); when it
+    # finds some, they are embedded and saved and the search runs again to consider them.
+    backfill_max = int(settings.SURR_INJECT_BACKFILL_MAX)
+
+    def search(min_similarity: float, probe: int = 0) -> Nearest:
+        return kg_nearest(
             vector=vector.tolist(),
             model=provider.model,
             k=result.pool,
             owner_id=owner_id,
-            min_similarity=result.floor,
+            min_similarity=min_similarity,
+            probe_unembedded=probe,
         )
+
+    found = search(result.threshold, probe=backfill_max)
+    if backfill_max and any(found.unembedded.values()):
+        result.backfilled = kg_backfill(
+            provider=provider, ids=_first(found.unembedded, backfill_max)
+        )
+        if result.backfilled:
+            found = search(result.threshold)
+    candidates = found.candidates
+    # Only when nothing passes the threshold, search again down to the floor. Noise rows
+    # (random directions sit near cosine 0 +- 0.05 at 384-d) clear a floor of 0.15 by the
+    # hundred in a large graph, so a single search to the floor would always have to widen
+    # to the whole pool.
+    if not candidates and result.floor < result.threshold:
+        candidates = search(result.floor).candidates
     result.candidates = len(candidates)
     result.memories, result.used_floor = select(
         candidates,

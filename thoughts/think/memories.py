@@ -108,14 +108,29 @@ class _Hit:
 _PLACEHOLDER = 0.123456789  # no real parameter of the search is a vector of this value
 
 
+UNEMBEDDED = "unembedded:"  # kind prefix of the probe's rows: KG rows without a vector
+
+
+def _probe_sql(kinds: Sequence[str], limit: int) -> tuple[str, list[Any]]:
+    """Up to ``limit`` ids per kind of KG rows without a vector, shaped like search rows (the
+    other columns NULL, typed by the union), to ride along with the search's round trip."""
+    parts = [
+        f"(SELECT '{UNEMBEDDED}{kind}', id, {', '.join(['NULL'] * (len(_COLUMNS) - 2))} "
+        f"FROM {KINDS[kind]._meta.db_table} WHERE embedding_dim IS NULL LIMIT %s)"
+        for kind in kinds
+    ]
+    return " UNION ALL ".join(parts), [limit] * len(parts)
+
+
 @lru_cache(maxsize=64)
 def _search_sql(
-    kinds: tuple[str, ...], dim: int, k: int, model: str
+    kinds: tuple[str, ...], dim: int, k: int, model: str, probe: int
 ) -> tuple[str, tuple[Any, ...], frozenset[int]]:
-    """SQL and parameters of the search, compiled once per (kinds, dimension, k, model) with a
-    placeholder vector, and the positions of the parameters the query vector replaces.
+    """SQL and parameters of the search, compiled once per (kinds, dimension, k, model, probe)
+    with a placeholder vector, and the positions of the parameters the query vector replaces.
     Building and compiling the ORM union on every search made it ~13 ms instead of ~7 at 100k
-    entities; from one think to the next only the vector changes."""
+    entities; from one think to the next only the vector changes. ``probe`` > 0 adds up to that
+    many ids of unembedded rows per kind (``_probe_sql``)."""
     placeholder = [_PLACEHOLDER] * dim
     parts = []
     for kind in kinds:
@@ -132,6 +147,9 @@ def _search_sql(
         )
     query = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
     sql, params = query.query.sql_with_params()
+    if probe > 0:
+        extra, extra_params = _probe_sql(kinds, probe)
+        sql, params = f"({sql}) UNION ALL {extra}", (*params, *extra_params)
     text = vector_literal(placeholder).value
     slots = frozenset(i for i, p in enumerate(params) if p == text)
     if not slots:  # the ORM changed how it passes the vector: never search with the placeholder
@@ -140,21 +158,33 @@ def _search_sql(
 
 
 def _search(
-    kinds: Sequence[str], vector: Sequence[float], k: int, model: str
-) -> dict[str, list[_Hit]]:
-    """The k nearest rows of each kind, most similar first, in one round trip."""
-    sql, template, slots = _search_sql(tuple(kinds), len(vector), k, model)
+    kinds: Sequence[str], vector: Sequence[float], k: int, model: str, probe: int = 0
+) -> tuple[dict[str, list[_Hit]], dict[str, list[int]]]:
+    """The k nearest rows of each kind, most similar first, and (``probe`` > 0) the ids of up
+    to ``probe`` rows of each kind without a vector, in one round trip."""
+    sql, template, slots = _search_sql(tuple(kinds), len(vector), k, model, probe)
     literal = vector_literal(vector).value
     params = [literal if i in slots else p for i, p in enumerate(template)]
     found: dict[str, list[_Hit]] = {kind: [] for kind in kinds}
+    unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
     with ef_search(k), connection.cursor() as cursor:
         cursor.execute(sql, params)
         for row in cursor.fetchall():
+            if row[0].startswith(UNEMBEDDED):
+                unembedded[row[0].removeprefix(UNEMBEDDED)].append(row[1])
+                continue
             hit = _Hit(*row)
             found[hit.kind].append(hit)
     for hits in found.values():
         hits.sort(key=lambda hit: -hit.similarity)
-    return found
+    return found, unembedded
+
+
+@dataclass
+class Nearest:
+    candidates: list[Candidate]
+    # Ids of KG rows without a vector, by kind, when the search was asked to probe for them.
+    unembedded: dict[str, list[int]]
 
 
 def kg_nearest(
@@ -165,7 +195,8 @@ def kg_nearest(
     owner_id: int | None,
     min_similarity: float = -1.0,
     kinds: Sequence[str] = ("entity", "observation"),
-) -> list[Candidate]:
+    probe_unembedded: int = 0,
+) -> Nearest:
     """The rows of each kind among its ``k`` nearest (same dimension, embedded by ``model``, the
     model of ``vector``) whose similarity reaches ``min_similarity``, private-to-others rows
     removed.
@@ -173,11 +204,18 @@ def kg_nearest(
     Only rows above ``min_similarity`` are ever used, so the search starts small and widens
     (x4, up to ``k``) only while the farthest row found still passes: the answer is the same
     as one search for ``k`` neighbours, without paying for a wide ``ef_search`` when the
-    graph holds few related rows."""
+    graph holds few related rows.
+
+    ``probe_unembedded`` > 0 also returns the ids of up to that many rows of each kind that
+    have no vector yet, found in the first search's round trip (a think asks every time, and
+    the answer is nearly always none: a query of its own cost a round trip a think)."""
     passing: dict[str, list[_Hit]] = {}
-    pending, step = list(kinds), min(k, FIRST_STEP)
+    pending, step, probe = list(kinds), min(k, FIRST_STEP), probe_unembedded
+    unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
     while pending:
-        found = _search(pending, vector, step, model)
+        found, first = _search(pending, vector, step, model, probe)
+        if probe:
+            unembedded, probe = first, 0
         widen = []
         for kind in pending:
             hits = found[kind]
@@ -188,9 +226,10 @@ def kg_nearest(
             if step < k and hits and hits[-1].similarity >= min_similarity:
                 widen.append(kind)
         pending, step = widen, min(k, step * GROWTH)
-    return [
+    candidates = [
         _candidate(hit) for hits in passing.values() for hit in hits if hit.visible_to(owner_id)
     ]
+    return Nearest(candidates, unembedded)
 
 
 def _candidate(hit: _Hit) -> Candidate:
@@ -213,37 +252,18 @@ def _candidate(hit: _Hit) -> Candidate:
     )
 
 
-def _unembedded_ids(limit: int) -> dict[str, list[int]]:
-    """Ids of up to ``limit`` KG rows without a vector, entities first, in one round trip.
-    Every think asks, and the answer is nearly always "none": the ORM's union of two sliced
-    querysets cost ~2 ms to build, this ~0.2 ms."""
-    entity, observation = Entity._meta.db_table, Observation._meta.db_table
-    sql = (
-        f"SELECT 'entity', id FROM (SELECT id FROM {entity} "
-        "WHERE embedding_dim IS NULL LIMIT %s) a UNION ALL "
-        f"SELECT 'observation', id FROM (SELECT id FROM {observation} "
-        "WHERE embedding_dim IS NULL LIMIT %s) b"
-    )
-    ids: dict[str, list[int]] = {"entity": [], "observation": []}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [limit, limit])
-        for kind, pk in cursor.fetchall()[:limit]:
-            ids[kind].append(pk)
-    return ids
-
-
-def kg_backfill(*, provider: EmbeddingProvider, limit: int) -> int:
-    """Embed (and save) up to ``limit`` KG rows that have no vector yet, so the index can find
-    them. A provider failure is logged, not raised: the thought itself is already embedded."""
-    if limit <= 0:
-        return 0
-    ids = _unembedded_ids(limit)
-    if not ids["entity"] and not ids["observation"]:
+def kg_backfill(*, provider: EmbeddingProvider, ids: dict[str, list[int]]) -> int:
+    """Embed (and save) the KG rows ``ids`` (by kind) that still have no vector, so the index
+    can find them. A provider failure is logged, not raised: the thought itself is already
+    embedded."""
+    if not any(ids.values()):
         return 0
     rows: list[Any] = [
-        *Entity.objects.filter(id__in=ids["entity"]),
-        *Observation.objects.filter(id__in=ids["observation"]),
+        *Entity.objects.filter(id__in=ids.get("entity", []), embedding_dim__isnull=True),
+        *Observation.objects.filter(id__in=ids.get("observation", []), embedding_dim__isnull=True),
     ]
+    if not rows:  # embedded meanwhile (the after-commit task, another think)
+        return 0
     try:
         vectors: np.ndarray = provider.embed([row.embedding_text() for row in rows])
     except EmbeddingError as exc:

@@ -67,7 +67,7 @@ def hypothesis_verify(
         k=request.top_k,
         owner_id=owner_id,
         min_similarity=request.min_similarity,
-    )
+    ).candidates
     kept = sorted(
         (c for c in candidates if c.similarity >= request.min_similarity),
         key=lambda c: (-c.similarity, c.kind, c.id),
