@@ -10,10 +10,10 @@ from uuid import UUID
 
 from django.conf import settings
 
+from agent.engine.answers import persona_likelihoods
 from agent.engine.beliefs import (
     OTHER,
     Beliefs,
-    active_nodes,
     embed,
     recompute,
     seed_nodes,
@@ -140,7 +140,7 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
         else:
             index, free_text = len(options) - 1, True
     targets = [str(t) for t in action.targets]
-    table = question_table(active_nodes(state), targets, options[:-1])
+    table = question_table(state, targets, options[:-1])
     template_id = next(
         (t for t, stem in PAIR_TEMPLATES + TRIAD_TEMPLATES if stem == action.question), "custom"
     )
@@ -159,6 +159,7 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
             "free_text": free_text,
             "likelihoods": {h: round(row[index], 6) for h, row in table.items() if h != OTHER},
             "default": round(table[OTHER][index], 6),
+            "personas": persona_likelihoods(options[:-1], index),
             "summary": f'AskUser: "{action.question}" → "{options[index]}"'
             + (" (free text)" if free_text else ""),
         },

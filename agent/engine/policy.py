@@ -37,7 +37,6 @@ from agent.schemas import (
     ClusterThemesAction,
     ConfidenceUpdateAction,
     CounterfactualTestAction,
-    CruxNode,
     Evidence,
     EvidenceRequestAction,
     HypothesizeAction,
@@ -56,14 +55,30 @@ class Candidate:
     score: float = 0.0
 
 
+def answer_history(state: AgentState) -> list[list[float]]:
+    """P(answer | persona) of every answer so far (engine/answers.py), oldest first."""
+    return [
+        e.payload["personas"]
+        for e in state.evidence_log
+        if e.kind == "UserAnswer" and e.payload.get("personas")
+    ]
+
+
 def question_table(
-    nodes: Sequence[CruxNode], targets: Sequence[str], options: Sequence[str]
+    state: AgentState, targets: Sequence[str], options: Sequence[str]
 ) -> dict[str, list[float]]:
-    """P(option | h) over the active ``nodes`` and OTHER for a question contrasting ``targets``
-    (node ids) with the substantive ``options`` in the same order (see engine/answers.py)."""
+    """P(option | h, earlier answers) over the active nodes and OTHER for a question contrasting
+    ``targets`` (node ids) with the substantive ``options`` in the same order (see
+    engine/answers.py)."""
+    nodes = active_nodes(state)
     statements = {str(n.node_id): statement(n) for n in nodes}
     assert all(t in statements for t in targets), "targets are active nodes"
-    return answer_table(statements, options, latent=latent_statements([n.archetype for n in nodes]))
+    return answer_table(
+        statements,
+        options,
+        latent=latent_statements([n.archetype for n in nodes]),
+        history=answer_history(state),
+    )
 
 
 def _done(state: AgentState) -> set[str]:
@@ -118,7 +133,7 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
                 options = [option_text(by_id[t]) for t in targets] + [NOT_SURE]
                 if not lint(stem, options).ok:
                     continue
-                table = question_table(nodes, targets, options[:-1])
+                table = question_table(state, targets, options[:-1])
                 evi = expected_information_gain(joint, table)
                 action = AskUserAction(
                     question=stem,
@@ -190,7 +205,10 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
     # SilenceCheck: is the leading node actually voiced in the entry?
     if "SilenceCheck:" not in done and beliefs.ranked():
         top = beliefs.ranked()[0]
-        table = with_other(obs.silence_table(arche, top), [0.45, 0.55])
+        seeded = by_id[top].origin == "seed"
+        table = with_other(
+            obs.silence_table(arche, top, top_seeded=seeded), [0.5, 0.5] if seeded else [0.45, 0.55]
+        )
         outcome, hits = obs.silence_observe(text, arche[top])
         sc_action = SilenceCheckAction()
         out.append(

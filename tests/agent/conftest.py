@@ -21,6 +21,13 @@ BOUNDARIES_ENTRY = (
     "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
     "everything and help, and then I'm angry at myself for having no limits at all."
 )
+# Boundaries again, with a timeline and constraints the entry spells out: the agent reads those
+# (EvidenceRequest) before it asks.
+GOLDEN_ENTRY = (
+    "My sister texted at 11pm again asking me to cover her shifts this week. I said yes, like "
+    "always. I can't say no to her, even with my own deadline on Friday. Every time she asks I "
+    "drop everything, and then I'm angry at myself for having no limits."
+)
 MIXED_ENTRY = (
     "The audition is Saturday and I'm scared I'll fail in front of everyone. I keep thinking "
     "about what people will think, and whether I even deserve a part. I'm exhausted from the "

@@ -10,7 +10,7 @@ import pytest
 
 from agent.engine.archetypes import BY_KEY
 from legacymind.providers import embeddings
-from tests.agent.conftest import MIXED_ENTRY, act, advance, init
+from tests.agent.conftest import GOLDEN_ENTRY, MIXED_ENTRY, act, advance, init
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_golden_path_reaches_threshold_with_entropy_drop(client, settings):
     # sentence model the product uses (hash vectors only see shared words).
     settings.EMBEDDING_PROVIDER = "local"
     embeddings._cached.cache_clear()
-    data = init(client)
+    data = init(client, GOLDEN_ENTRY)
     turns = play_choosing(client, data, BOUNDARIES)
     final = turns[-1]
     kinds = [t["action"]["type"] for t in turns if t["action"]]
@@ -253,3 +253,15 @@ def test_confidence_after_budget_exit_reads_the_same_map(client, settings):
     assert result["confirmed_crux"]["confidence"] == pytest.approx(
         0.8 * p + 0.5 * (1 - p), abs=1e-4
     )
+
+
+def test_each_answer_logs_how_every_persona_would_have_given_it(client):
+    from agent.engine.archetypes import ARCHETYPES
+
+    turns = play_choosing(client, init(client, MIXED_ENTRY), "Not sure / something else")
+    answers = [e for e in turns[-1]["state"]["evidence_log"] if e["kind"] == "UserAnswer"]
+    assert len(answers) >= 2
+    for e in answers:
+        personas = e["payload"]["personas"]
+        assert len(personas) == len(ARCHETYPES)
+        assert all(0 < p < 1 for p in personas)

@@ -10,7 +10,15 @@ import uuid
 
 import pytest
 
-from tests.agent.conftest import BOUNDARIES_ENTRY, act, advance, init, load, run_to_question
+from tests.agent.conftest import (
+    BOUNDARIES_ENTRY,
+    MIXED_ENTRY,
+    act,
+    advance,
+    init,
+    load,
+    run_to_question,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +70,7 @@ def test_answer_to_not_matching_last_askuser_is_410(client):
 
 
 def test_answer_when_no_question_is_open_is_410(client):
-    data = init(client)
+    data = init(client, MIXED_ENTRY)  # its first action is an internal step
     assert data["action"]["type"] != "AskUser"
     event = {"answer_to": str(uuid.uuid4()), "value": "x"}
     envelope(
@@ -137,7 +145,7 @@ def test_continue_is_deterministic_for_the_same_state(client):
     from agent.engine.loop import step
     from agent.schemas import AgentState
 
-    data = init(client)
+    data = init(client, MIXED_ENTRY)  # its first action is an internal step
     a = step(AgentState.model_validate(data["state"]), None)
     b = step(AgentState.model_validate(data["state"]), None)
     assert a.response.action.type == b.response.action.type
@@ -148,7 +156,7 @@ def test_continue_is_deterministic_for_the_same_state(client):
 def test_parallel_continues_from_two_processes_one_wins(live_server, agent_cache):
     from rest_framework.test import APIClient
 
-    data = init(APIClient())
+    data = init(APIClient(), MIXED_ENTRY)  # its first action is an internal step
     body = json.dumps({"mode": "continue", "state": data["state"], "user_event": None})
     script = (
         "import sys, urllib.request, urllib.error\n"

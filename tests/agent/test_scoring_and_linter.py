@@ -129,3 +129,102 @@ def test_every_bank_question_passes_the_linter():
             for b in ARCHETYPES:
                 if a is not b:
                     assert lint(stem, [a.option, b.option, NOT_SURE]).ok, (stem, a.key, b.key)
+
+
+def _silence_candidate(top_origin: str):
+    """The SilenceCheck candidate of a freshly seeded state whose leading node has
+    ``top_origin`` (real seeding, beliefs and policy)."""
+    import random
+
+    from agent.engine.beliefs import recompute, seed_nodes
+    from agent.engine.policy import enumerate_and_score
+    from agent.schemas import AgentState, BeliefState, JournalEntry
+    from tests.agent.conftest import BOUNDARIES_ENTRY
+
+    state = AgentState(
+        journal_entry=JournalEntry(text=BOUNDARIES_ENTRY), belief_state=BeliefState()
+    )
+    state.belief_state.nodes = seed_nodes(BOUNDARIES_ENTRY)
+    beliefs = recompute(state)
+    top = next(n for n in state.belief_state.nodes if str(n.node_id) == beliefs.ranked()[0])
+    assert top.archetype == "boundaries"  # voiced: the entry matches its cues many times
+    top.origin = top_origin  # type: ignore[assignment]
+    candidates = enumerate_and_score(state, beliefs, random.Random(0))
+    return next(c for c in candidates if c.action.type == "SilenceCheck")
+
+
+def test_silence_check_does_not_count_a_seeds_cues_twice(settings):
+    # A seed's prior already read the entry's cue matches: checking them again is no evidence
+    # (EIG 0, never above EPSILON_EVI), and running it anyway leaves every belief where it was.
+    seeded = _silence_candidate("seed")
+    assert seeded.evi == pytest.approx(0.0, abs=1e-12)
+    assert seeded.evi < settings.EPSILON_EVI
+    evidence = seeded.run()
+    assert evidence is not None and evidence.payload["outcome"] == "voiced"
+    assert len(set(evidence.payload["likelihoods"].values())) == 1
+    assert (
+        evidence.payload["default"]
+        == evidence.payload["likelihoods"][next(iter(evidence.payload["likelihoods"]))]
+    )
+    # A node spawned from the uncovered mass got an even share, not a cue-weighted prior: for
+    # it the check is new evidence.
+    spawned = _silence_candidate("spawn")
+    assert spawned.evi > 0.01
+    likelihoods = spawned.run().payload["likelihoods"]
+    assert len(set(likelihoods.values())) == 2
+
+
+def test_not_sure_counts_a_near_tie_with_any_other_option(settings):
+    from agent.engine.answers import answer_rows
+    from agent.engine.beliefs import embed
+
+    def sigmoid(x: float) -> float:
+        return 1.0 / (1.0 + math.exp(-x))
+
+    crux = BY_KEY["burnout"].crux
+    options = [BY_KEY[k].option for k in ("burnout", "boundaries", "grief_loss")]
+    sims = sorted((embed(options) @ embed([crux])[0]).tolist(), reverse=True)
+    bias, slope = settings.AGENT_UNSURE_BIAS, settings.AGENT_UNSURE_SLOPE
+    # Two options: the near-tie of the best and the runner-up.
+    pair = answer_rows([crux], options[:2])[0]
+    pair_sims = sorted((embed(options[:2]) @ embed([crux])[0]).tolist(), reverse=True)
+    assert pair[-1] == pytest.approx(sigmoid(bias - slope * (pair_sims[0] - pair_sims[1])))
+    # Three options: unsure when either other option is about as close as the best.
+    tie = [sigmoid(bias - slope * (sims[0] - s)) for s in sims[1:]]
+    triad = answer_rows([crux], options)[0]
+    assert triad[-1] == pytest.approx(1 - (1 - tie[0]) * (1 - tie[1]))
+    assert triad[-1] > max(tie)
+    assert sum(triad) == pytest.approx(1.0)
+
+
+def test_a_second_answer_in_the_same_direction_moves_belief_less(settings):
+    # Real sentence model: how close statements and options read is the whole point.
+    from agent.engine.answers import persona_likelihoods
+    from agent.engine.archetypes import ARCHETYPES
+    from legacymind.providers import embeddings
+
+    settings.EMBEDDING_PROVIDER = "local"
+    embeddings._cached.cache_clear()
+    control, boundaries = BY_KEY["control_uncertainty"], BY_KEY["boundaries"]
+    statements = {"c": control.crux, "b": boundaries.crux}
+    latent = latent_statements(["control_uncertainty", "boundaries"])
+    first_options = [control.option, boundaries.option]
+    first = answer_table(statements, first_options, latent=latent)
+    picked = 1  # the writer picks the boundaries phrase
+    history = [persona_likelihoods(first_options, picked)]
+    assert len(history[0]) == len(ARCHETYPES)
+    # The next question offers the same contrast in other company (a third option).
+    second_options = [control.option, boundaries.option, BY_KEY["grief_loss"].option]
+    fresh = answer_table(statements, second_options, latent=latent)
+    after = answer_table(statements, second_options, latent=latent, history=history)
+    for table in (first, fresh, after):
+        assert all(sum(row) == pytest.approx(1.0) for row in table.values())
+    ratio_first = first["b"][picked] / first["c"][picked]
+    ratio_fresh = fresh["b"][picked] / fresh["c"][picked]
+    ratio_after = after["b"][picked] / after["c"][picked]
+    assert ratio_first > 3  # one answer is real evidence for boundaries
+    # After the first boundaries answer, a control writer who answered it is likely one who
+    # reads like boundaries: the same answer again is weaker evidence than it would be alone.
+    assert ratio_after < ratio_fresh
+    # The boundaries hypothesis itself is unchanged by its own answer (it is its own persona).
+    assert after["b"][picked] == pytest.approx(fresh["b"][picked], rel=0.05)
