@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
@@ -52,6 +53,7 @@ from django.conf import settings
 from agent.engine.archetypes import ARCHETYPES, BY_KEY
 from agent.engine.beliefs import OTHER, embed
 from agent.schemas import CruxHypothesis, CruxNode
+from legacymind.providers.embeddings import get_provider
 
 
 def statement(node: CruxNode | CruxHypothesis) -> str:
@@ -66,6 +68,7 @@ def latent_statements(present: Sequence[str]) -> list[str]:
 
 
 PERSONA_BETA = 12.0  # spread of a writer's crux around its archetype's statement (see above)
+CATALOGUE_INDEX = {a.crux: i for i, a in enumerate(ARCHETYPES)}
 
 
 def answer_rows(statements: Sequence[str], options: Sequence[str]) -> np.ndarray:
@@ -89,10 +92,20 @@ def answer_rows(statements: Sequence[str], options: Sequence[str]) -> np.ndarray
     return np.hstack([choice * (1.0 - unsure)[:, None], unsure[:, None]])
 
 
+@lru_cache(maxsize=8)
+def _catalogue_priors(model: str) -> np.ndarray:
+    """Persona priors of every catalogue statement (rows), per embedding model."""
+    catalogue = embed([a.crux for a in ARCHETYPES])
+    sims = catalogue @ catalogue.T
+    weights = np.exp(PERSONA_BETA * (sims - sims.max(axis=1, keepdims=True)))
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
 def persona_prior(statement_text: str) -> np.ndarray:
     """P(the writer answers like catalogue statement k | their crux is ``statement_text``)."""
-    catalogue = embed([a.crux for a in ARCHETYPES])
-    sims = catalogue @ embed([statement_text])[0]
+    if statement_text in CATALOGUE_INDEX:
+        return _catalogue_priors(get_provider().model)[CATALOGUE_INDEX[statement_text]]
+    sims = embed([a.crux for a in ARCHETYPES]) @ embed([statement_text])[0]
     weights = np.exp(PERSONA_BETA * (sims - sims.max()))
     return weights / weights.sum()
 
@@ -118,7 +131,6 @@ def answer_table(
 
     A catalogue statement answers as its persona mixture, weighted by how well each persona
     explains the earlier answers; a statement in the writer's own words answers as itself."""
-    catalogue = {a.crux for a in ARCHETYPES}
     persona_rows = answer_rows([a.crux for a in ARCHETYPES], options)
     evidence = np.ones(len(ARCHETYPES))
     for answered in history:
@@ -132,7 +144,7 @@ def answer_table(
 
     table = {}
     for h, text in statements.items():
-        if text in catalogue:
+        if text in CATALOGUE_INDEX:
             table[h] = mixture(persona_prior(text))
         else:
             table[h] = [float(x) for x in answer_rows([text], options)[0]]

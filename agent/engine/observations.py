@@ -71,22 +71,17 @@ def context_observe(kind: str, text: str) -> tuple[int, list[str]]:
     return (0 if len(found) >= 2 else 1), found
 
 
-def silence_table(
-    archetypes: dict[str, str], top_id: str, *, top_seeded: bool
-) -> dict[str, list[float]]:
+def silence_table(archetypes: dict[str, str], top_id: str) -> dict[str, list[float]]:
     """Outcomes: the top node is voiced in the entry (≥2 of its cues), or the entry is silent
     about it. A real crux is usually voiced; silence is (weak) evidence against it.
 
-    Only for a top node whose prior has not read those cues already. A seed's prior comes from
-    the entry's salience, cue matches included (beliefs.seed_nodes), so for a seeded top the
-    observation is already in the beliefs: reading it again and multiplying would count the same
-    evidence twice. Its rows are then equal for every node (no information, EIG 0). A node
-    spawned from the uncovered mass got an even share, not a cue-weighted one: for it the
-    check is new evidence. (bench/crux.py, this change alone: the AUC of the final posterior
+    Only for a top node whose prior has not read those cues already (the policy does not offer
+    it otherwise). A seed's prior comes from the entry's salience, cue matches included
+    (beliefs.seed_nodes), so for a seeded top the observation is already in the beliefs: reading
+    it again and multiplying would count the same evidence twice. A node spawned from the
+    uncovered mass got an even share, not a cue-weighted one: for it the check is new evidence. (bench/crux.py, this change alone: the AUC of the final posterior
     against a correct crux went from 0.51 to 0.75-0.79 and the ECE from 0.16 to 0.085.)
     """
-    if top_seeded:
-        return {node_id: [0.5, 0.5] for node_id in archetypes}
     return {
         node_id: ([0.75, 0.25] if node_id == top_id else [0.45, 0.55]) for node_id in archetypes
     }

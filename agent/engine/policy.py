@@ -202,13 +202,12 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
             )
         )
 
-    # SilenceCheck: is the leading node actually voiced in the entry?
-    if "SilenceCheck:" not in done and beliefs.ranked():
-        top = beliefs.ranked()[0]
-        seeded = by_id[top].origin == "seed"
-        table = with_other(
-            obs.silence_table(arche, top, top_seeded=seeded), [0.5, 0.5] if seeded else [0.45, 0.55]
-        )
+    # SilenceCheck: is the leading node actually voiced in the entry? Not for a seed: its prior
+    # already read the entry's cues (see observations.silence_table), so there is nothing new.
+    top_node = by_id[beliefs.ranked()[0]] if beliefs.ranked() else None
+    if "SilenceCheck:" not in done and top_node is not None and top_node.origin != "seed":
+        top = str(top_node.node_id)
+        table = with_other(obs.silence_table(arche, top), [0.45, 0.55])
         outcome, hits = obs.silence_observe(text, arche[top])
         sc_action = SilenceCheckAction()
         out.append(
