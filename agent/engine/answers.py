@@ -30,15 +30,15 @@ Two refinements, both about the writer rather than any entry:
 - Answers of one writer are not independent given the hypothesis. The writer's own crux sits
   somewhere near their archetype's statement, sometimes nearer a neighbour's: a writer whose crux
   is control-and-uncertainty may read every question the way a boundaries writer would, every
-  time. So each hypothesis answers as a mixture of "personas", the catalogue's statements, with
-  prior weights softmax(PERSONA_BETA · cosine(statement, persona statement)), and the weights are
-  updated by the answers given so far (each answer stores P(answer | persona) in its evidence).
-  The first answer of a session moves belief about as before; a second answer in the same
-  direction moves it less when a neighbour explains both as well. ``PERSONA_BETA`` is set so that
-  a single two-option answer picks the neighbour's option as often as the simulated writer does
-  (P(rival option | own archetype) 0.035 vs 0.033 measured over every pair on the dev set),
-  which is a fit to that set like the three above; docs/benchmarks.md has the figures at 8.3
-  and 16 as well. It is a constant here, not yet an AGENT_* setting.
+  time. So each hypothesis answers as a mixture of "personas", the catalogue's statements,
+  with prior weights softmax(AGENT_PERSONA_BETA · cosine(statement, persona statement)), and the
+  weights are updated by the answers given so far (each answer stores P(answer | persona) in its
+  evidence). The first answer of a session moves belief about as before; a second answer in the
+  same direction moves it less when a neighbour explains both as well. ``AGENT_PERSONA_BETA`` is
+  set so that a single two-option answer picks the neighbour's option as often as the simulated
+  writer does (P(rival option | own archetype) 0.035 vs 0.033 measured over every pair on the
+  dev set), which is a fit to that set like the three above; docs/benchmarks.md has the figures
+  at 8.3 and 16 as well.
 """
 
 from __future__ import annotations
@@ -67,7 +67,6 @@ def latent_statements(present: Sequence[str]) -> list[str]:
     return [a.crux for a in ARCHETYPES if a.key not in set(present)]
 
 
-PERSONA_BETA = 12.0  # spread of a writer's crux around its archetype's statement (see above)
 CATALOGUE_INDEX = {a.crux: i for i, a in enumerate(ARCHETYPES)}
 
 
@@ -93,20 +92,21 @@ def answer_rows(statements: Sequence[str], options: Sequence[str]) -> np.ndarray
 
 
 @lru_cache(maxsize=8)
-def _catalogue_priors(model: str) -> np.ndarray:
-    """Persona priors of every catalogue statement (rows), per embedding model."""
+def _catalogue_priors(model: str, beta: float) -> np.ndarray:
+    """Persona priors of every catalogue statement (rows), per embedding model and spread."""
     catalogue = embed([a.crux for a in ARCHETYPES])
     sims = catalogue @ catalogue.T
-    weights = np.exp(PERSONA_BETA * (sims - sims.max(axis=1, keepdims=True)))
+    weights = np.exp(beta * (sims - sims.max(axis=1, keepdims=True)))
     return weights / weights.sum(axis=1, keepdims=True)
 
 
 def persona_prior(statement_text: str) -> np.ndarray:
     """P(the writer answers like catalogue statement k | their crux is ``statement_text``)."""
     if statement_text in CATALOGUE_INDEX:
-        return _catalogue_priors(get_provider().model)[CATALOGUE_INDEX[statement_text]]
+        priors = _catalogue_priors(get_provider().model, settings.AGENT_PERSONA_BETA)
+        return priors[CATALOGUE_INDEX[statement_text]]
     sims = embed([a.crux for a in ARCHETYPES]) @ embed([statement_text])[0]
-    weights = np.exp(PERSONA_BETA * (sims - sims.max()))
+    weights = np.exp(settings.AGENT_PERSONA_BETA * (sims - sims.max()))
     return weights / weights.sum()
 
 

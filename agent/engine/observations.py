@@ -77,10 +77,11 @@ def silence_table(archetypes: dict[str, str], top_id: str) -> dict[str, list[flo
 
     Only for a top node whose prior has not read those cues already (the policy does not offer
     it otherwise). A seed's prior comes from the entry's salience, cue matches included
-    (beliefs.seed_nodes), so for a seeded top the observation is already in the beliefs: reading
-    it again and multiplying would count the same evidence twice. A node spawned from the
-    uncovered mass got an even share, not a cue-weighted one: for it the check is new evidence. (bench/crux.py, this change alone: the AUC of the final posterior
-    against a correct crux went from 0.51 to 0.75-0.79 and the ECE from 0.16 to 0.085.)
+    (beliefs.seed_nodes), so for a seeded top the observation is already in the beliefs:
+    reading it again and multiplying would count the same evidence twice. A node spawned from
+    the uncovered mass got an even share, not a cue-weighted one: for it the check is new
+    evidence. (bench/crux.py, this change alone: the AUC of the final posterior against a
+    correct crux went from 0.51 to 0.75-0.79 and the ECE from 0.16 to 0.085.)
     """
     return {
         node_id: ([0.75, 0.25] if node_id == top_id else [0.45, 0.55]) for node_id in archetypes

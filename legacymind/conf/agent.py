@@ -32,6 +32,10 @@ AGENT_ANSWER_BETA = env_float("AGENT_ANSWER_BETA", 8.3, low=0.0, high=100.0)
 AGENT_UNSURE_BIAS = env_float("AGENT_UNSURE_BIAS", -0.1, low=-10.0, high=10.0)
 AGENT_UNSURE_SLOPE = env_float("AGENT_UNSURE_SLOPE", 4.6, low=0.0, high=100.0)
 AGENT_ANSWER_LAPSE = env_float("AGENT_ANSWER_LAPSE", 0.0, low=0.0, high=1.0)
+# How far a writer's crux may sit from their archetype's statement: the softmax sharpness over
+# statement cosines that spreads each hypothesis over "personas" whose answers condition later
+# ones (agent/engine/answers.py). Set on the dev set (docs/benchmarks.md).
+AGENT_PERSONA_BETA = env_float("AGENT_PERSONA_BETA", 12.0, low=0.0, high=100.0)
 # Reported confidence (agent/engine/confidence.py): how often the leading hypothesis' statement
 # fits the writer's crux when it is their archetype, and when it is not. Measured on the dev set.
 AGENT_FIT_SAME = env_float("AGENT_FIT_SAME", 0.91, low=0.0, high=1.0)

@@ -223,3 +223,25 @@ def test_a_second_answer_in_the_same_direction_moves_belief_less(settings):
     assert ratio_after < ratio_fresh
     # The boundaries hypothesis itself is unchanged by its own answer (it is its own persona).
     assert after["b"][picked] == pytest.approx(fresh["b"][picked], rel=0.05)
+
+
+@pytest.mark.parametrize("beta", [0.0, 100.0])
+def test_persona_spread_comes_from_agent_persona_beta(settings, beta):
+    from agent.engine.answers import persona_likelihoods
+
+    settings.AGENT_PERSONA_BETA = beta
+    control, boundaries = BY_KEY["control_uncertainty"], BY_KEY["boundaries"]
+    statements = {"c": control.crux, "b": boundaries.crux}
+    options = [control.option, boundaries.option]
+    table = answer_table(statements, options)
+    if beta == 0.0:
+        # No spread preference: every catalogue hypothesis answers as the same even mixture,
+        # so the question tells them apart not at all.
+        assert table["c"] == pytest.approx(table["b"])
+    else:
+        # All weight on its own statement: each hypothesis answers as itself, and an earlier
+        # answer changes nothing.
+        history = [persona_likelihoods(options, 1)]
+        assert table["c"][0] > table["b"][0] and table["b"][1] > table["c"][1]
+        after = answer_table(statements, options, history=history)
+        assert after["c"] == pytest.approx(table["c"], rel=1e-3)
