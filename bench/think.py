@@ -63,6 +63,7 @@ from _common import (  # noqa: E402
     machine,
     percentile,
     ratio,
+    reference_loop_ms,
     timed,
     use_bench_database,
 )
@@ -211,6 +212,9 @@ def bench_token() -> str:
 
 
 def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str], dict[str, Any]]:
+    # These VMs change speed within minutes (the reference loop has moved 37 -> 70 ms and back
+    # within one run): printed before and after each size, so a slow stretch shows.
+    ref_before = reference_loop_ms()
     rng = np.random.default_rng(seed)
     texts = query_texts(rng, n_queries)
     qvecs = get_provider().embed(texts)
@@ -268,6 +272,7 @@ def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str]
         if (value := recall(set(theirs), exact_similarity_order(vectors, pks, q))) is not None:
             step_recall["original"].append(value)
 
+    ref_after = reference_loop_ms()
     p = {k: (percentile(v, 50), percentile(v, 95)) for k, v in {**lat, **step}.items()}
     figures = {
         "p50_0": p["0"][0], "p95_0": p["0"][1], "p50_3": p["3"][0], "p95_3": p["3"][1],
@@ -277,7 +282,8 @@ def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str]
         f"### {n:,} entities ({n_queries} queries, {related} related entities per query)",
         "",
         f"Load (binary COPY) {load_s:.1f} s; HNSW build {index_s:.1f} s. Scale 3 injected "
-        f"{figures['injected']:.1f} memories per thought on average (limit 20).",
+        f"{figures['injected']:.1f} memories per thought on average (limit 20). Reference "
+        f"loop {ref_before:.0f} ms before this size, {ref_after:.0f} ms after it.",
         "",
         "| figure | ours | baseline | ratio |",
         "|---|---|---|---|",
@@ -340,12 +346,17 @@ def main() -> None:
     if args.rps_seconds > 0:
         biggest = max(args.sizes)
         lines += [f"At {biggest:,} entities:", ""]
+        ref_before = reference_loop_ms()
         rps_lines, rps = throughput(
             summary[biggest]["texts"],
             args.rps_seconds,
             token=bench_token(),
             hint=HINT,
             worker_pid=WORKER[0].pid,
+        )
+        rps_lines[-2] += (
+            f" Reference loop {ref_before:.0f} ms before the load, {reference_loop_ms():.0f} ms"
+            " after it."
         )
         lines += rps_lines
         print("\n".join(rps_lines), flush=True)
