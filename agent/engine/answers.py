@@ -101,13 +101,11 @@ def _catalogue_priors(model: str, beta: float) -> np.ndarray:
 
 
 def persona_prior(statement_text: str) -> np.ndarray:
-    """P(the writer answers like catalogue statement k | their crux is ``statement_text``)."""
-    if statement_text in CATALOGUE_INDEX:
-        priors = _catalogue_priors(get_provider().model, settings.AGENT_PERSONA_BETA)
-        return priors[CATALOGUE_INDEX[statement_text]]
-    sims = embed([a.crux for a in ARCHETYPES]) @ embed([statement_text])[0]
-    weights = np.exp(settings.AGENT_PERSONA_BETA * (sims - sims.max()))
-    return weights / weights.sum()
+    """P(the writer answers like catalogue statement k | their crux is the catalogue statement
+    ``statement_text``). A statement in the writer's own words has no persona mixture: it
+    answers as itself (``answer_table``)."""
+    priors = _catalogue_priors(get_provider().model, settings.AGENT_PERSONA_BETA)
+    return priors[CATALOGUE_INDEX[statement_text]]
 
 
 def persona_likelihoods(options: Sequence[str], index: int) -> list[float]:
@@ -125,8 +123,9 @@ def answer_table(
     history: Sequence[Sequence[float]] = (),
 ) -> dict[str, list[float]]:
     """P(option | h, earlier answers) for every hypothesis id in ``statements`` and, when
-    ``latent`` is given, for OTHER as the mixture of the latent statements. ``options`` are the
-    substantive quick options (targets in order); each row has one more column for "not sure".
+    ``latent`` (catalogue statements: ``latent_statements``) is given, for OTHER as their
+    mixture. ``options`` are the substantive quick options (targets in order); each row has one
+    more column for "not sure".
     ``history`` holds P(answer | persona) of each earlier answer of this writer (catalogue order).
 
     A catalogue statement answers as its persona mixture, weighted by how well each persona

@@ -14,6 +14,7 @@ from agent.engine.answers import persona_likelihoods
 from agent.engine.beliefs import (
     OTHER,
     Beliefs,
+    active_nodes,
     embed,
     recompute,
     seed_nodes,
@@ -21,7 +22,7 @@ from agent.engine.beliefs import (
 )
 from agent.engine.confidence import reported_confidence
 from agent.engine.guard import CRISIS_MESSAGE, CRISIS_RESOURCES, distress_gate
-from agent.engine.policy import enumerate_and_score, question_table
+from agent.engine.policy import answer_history, enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired
 from agent.schemas import (
@@ -140,7 +141,9 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
         else:
             index, free_text = len(options) - 1, True
     targets = [str(t) for t in action.targets]
-    table = question_table(state, targets, options[:-1])
+    table = question_table(
+        active_nodes(state), targets, options[:-1], history=answer_history(state)
+    )
     template_id = next(
         (t for t, stem in PAIR_TEMPLATES + TRIAD_TEMPLATES if stem == action.question), "custom"
     )

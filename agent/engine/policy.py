@@ -37,6 +37,7 @@ from agent.schemas import (
     ClusterThemesAction,
     ConfidenceUpdateAction,
     CounterfactualTestAction,
+    CruxNode,
     Evidence,
     EvidenceRequestAction,
     HypothesizeAction,
@@ -65,19 +66,23 @@ def answer_history(state: AgentState) -> list[list[float]]:
 
 
 def question_table(
-    state: AgentState, targets: Sequence[str], options: Sequence[str]
+    nodes: Sequence[CruxNode],
+    targets: Sequence[str],
+    options: Sequence[str],
+    *,
+    history: Sequence[Sequence[float]],
 ) -> dict[str, list[float]]:
-    """P(option | h, earlier answers) over the active nodes and OTHER for a question contrasting
-    ``targets`` (node ids) with the substantive ``options`` in the same order (see
-    engine/answers.py)."""
-    nodes = active_nodes(state)
+    """P(option | h, earlier answers) over the active ``nodes`` and OTHER for a question
+    contrasting ``targets`` (node ids) with the substantive ``options`` in the same order;
+    ``history`` is ``answer_history(state)`` (see engine/answers.py). Callers read the nodes
+    and the history once per turn: a turn scores many candidate questions."""
     statements = {str(n.node_id): statement(n) for n in nodes}
     assert all(t in statements for t in targets), "targets are active nodes"
     return answer_table(
         statements,
         options,
         latent=latent_statements([n.archetype for n in nodes]),
-        history=answer_history(state),
+        history=history,
     )
 
 
@@ -116,6 +121,7 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
     # AskUser: tight pairs among the top three, and the triad.
     if state.budget_used < settings.MAX_USER_QUERIES:
         asked, recent = _asked(state)
+        history = answer_history(state)
         ranked = beliefs.ranked()[:4]
         contrasts = [list(p) for p in itertools.combinations(ranked, 2)]
         contrasts += [list(t) for t in itertools.combinations(ranked, 3)]
@@ -133,7 +139,7 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
                 options = [option_text(by_id[t]) for t in targets] + [NOT_SURE]
                 if not lint(stem, options).ok:
                     continue
-                table = question_table(state, targets, options[:-1])
+                table = question_table(nodes, targets, options[:-1], history=history)
                 evi = expected_information_gain(joint, table)
                 action = AskUserAction(
                     question=stem,
@@ -204,7 +210,8 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
 
     # SilenceCheck: is the leading node actually voiced in the entry? Not for a seed: its prior
     # already read the entry's cues (see observations.silence_table), so there is nothing new.
-    top_node = by_id[beliefs.ranked()[0]] if beliefs.ranked() else None
+    leading = beliefs.ranked()
+    top_node = by_id[leading[0]] if leading else None
     if "SilenceCheck:" not in done and top_node is not None and top_node.origin != "seed":
         top = str(top_node.node_id)
         table = with_other(obs.silence_table(arche, top), [0.45, 0.55])
