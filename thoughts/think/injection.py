@@ -200,10 +200,11 @@ def memories_inject(
     # The first search also asks for KG rows without a vector (in the same round trip); when it
     # finds some, they are embedded and saved and the search runs again to consider them.
     backfill_max = int(settings.SURR_INJECT_BACKFILL_MAX)
+    values = vector.tolist()
 
     def search(min_similarity: float, probe: int = 0) -> Nearest:
         return kg_nearest(
-            vector=vector.tolist(),
+            vector=values,
             model=provider.model,
             k=result.pool,
             owner_id=owner_id,
@@ -212,7 +213,7 @@ def memories_inject(
         )
 
     found = search(result.threshold, probe=backfill_max)
-    if backfill_max and any(found.unembedded.values()):
+    if any(found.unembedded.values()):  # always empty when backfill_max is 0 (no probe)
         result.backfilled = kg_backfill(
             provider=provider, ids=_first(found.unembedded, backfill_max)
         )
