@@ -7,6 +7,10 @@ own transaction, so an interrupted run keeps every finished batch and the next r
 rest. A batch is written only for rows that still need it and whose
 text is still the one embedded, locked meanwhile (``SKIP LOCKED``): a concurrent edit is never
 overwritten by a vector of its old text, and two runs share the work instead of doing it twice.
+
+A run that rewrites most of a table takes the table's HNSW index out and builds it again at the
+end (``index``, see ``legacymind.vector_indexes``); every run first rebuilds an index that a
+killed run left out.
 """
 
 from __future__ import annotations
@@ -14,16 +18,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, EmbeddingProvider, get_provider
-from legacymind.vectors import vectors_store
+from legacymind.vector_indexes import INDEX_MODES, index_out, index_repair, rebuild_wanted
+from legacymind.vectors import indexed_dims, vectors_store
 
 TARGETS = ("thoughts", "kg", "all")
 MAX_BATCH_SIZE = 2048
@@ -32,6 +39,8 @@ DEFAULT_BATCH_SIZE = 256
 Progress = Callable[[int, int], None]
 """Called with (rows done, rows this run will do): once before the first batch, then after
 every batch."""
+Notice = Callable[[str], None]
+"""Called with a line for the operator: an index taken out or being built again."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,9 @@ class TableSummary:
     pending: int  # rows needing an embedding when the run started (all rows with all_rows)
     selected: int  # of those, the rows this run takes on (after limit)
     embedded: int = 0
+    rebuild: bool = False  # whether the run takes the table's HNSW index out
+    index_rebuilt: str | None = None  # the index it took out and built again
+    index_seconds: float = 0.0  # building it again
 
 
 @dataclass
@@ -71,7 +83,9 @@ class ReembedSummary:
     dim: int
     all_rows: bool
     dry_run: bool
+    index: str = "auto"
     tables: dict[str, TableSummary] = field(default_factory=dict)
+    repaired: list[str] = field(default_factory=list)  # indexes a killed run had left out
     seconds: float = 0.0
 
     @property
@@ -103,7 +117,12 @@ def stale_rows(provider: EmbeddingProvider) -> models.Q:
     return models.Q(embedding__isnull=True) | ~current
 
 
-def _validate(*, target: str, batch_size: int, limit: int | None) -> None:
+def _validate(*, target: str, batch_size: int, limit: int | None, index: str) -> None:
+    if index not in INDEX_MODES:
+        raise ServiceError(
+            f"index must be one of {', '.join(INDEX_MODES)}, not {index!r}",
+            fields={"index": [f"one of {', '.join(INDEX_MODES)}"]},
+        )
     if target not in TARGETS:
         raise ServiceError(
             f"target must be one of {', '.join(TARGETS)}, not {target!r}",
@@ -128,11 +147,17 @@ def rows_reembed(
     limit: int | None = None,
     all_rows: bool = False,
     dry_run: bool = False,
+    index: str = "auto",
     progress: Progress | None = None,
+    notice: Notice | None = None,
 ) -> ReembedSummary:
     """Embed the rows of ``target`` with the current provider, ``batch_size`` rows at a time,
-    at most ``limit`` rows in all. ``dry_run`` counts and writes nothing."""
-    _validate(target=target, batch_size=batch_size, limit=limit)
+    at most ``limit`` rows in all. ``dry_run`` counts and writes nothing.
+
+    ``index``: "auto" takes a table's HNSW index out while the run writes at least
+    ``REEMBED_INDEX_REBUILD_MIN_ROWS`` rows and half the table, and builds it again after;
+    "rebuild" always does, "keep" never (every vector is then an index insertion)."""
+    _validate(target=target, batch_size=batch_size, limit=limit, index=index)
     provider = get_provider()
     summary = ReembedSummary(
         target=target,
@@ -141,14 +166,30 @@ def rows_reembed(
         dim=provider.dim,
         all_rows=all_rows,
         dry_run=dry_run,
+        index=index,
     )
     wanted = models.Q() if all_rows else stale_rows(provider)
     tables = _tables(target)
+    if not dry_run:
+        # Every embedded table, whatever the target: a killed run may have been on another.
+        summary.repaired = index_repair([t.model for t in _tables("all")], indexed_dims())
+        for name in summary.repaired:
+            _say(notice, f"{name}: built again (an earlier run was stopped before it could)")
     budget = limit
     for table in tables:
-        pending = table.model._default_manager.filter(wanted).count()
+        manager = table.model._default_manager
+        pending = manager.filter(wanted).count()
         selected = pending if budget is None else min(pending, budget)
-        summary.tables[table.label] = TableSummary(pending=pending, selected=selected)
+        summary.tables[table.label] = TableSummary(
+            pending=pending,
+            selected=selected,
+            rebuild=rebuild_wanted(
+                mode=index,
+                rows=selected,
+                table_rows=manager.count() if index == "auto" else 0,
+                min_rows=settings.REEMBED_INDEX_REBUILD_MIN_ROWS,
+            ),
+        )
         if budget is not None:
             budget -= selected
     if dry_run:
@@ -165,19 +206,34 @@ def rows_reembed(
     try:
         for table in tables:
             counts = summary.tables[table.label]
-            for written in _table_reembed(
-                table=table,
-                provider=provider,
-                wanted=wanted,
-                quota=counts.selected,
-                size=batch_size,
-                pool=pool,
-            ):
-                counts.embedded += written
-                done += written
-                summary.seconds = time.perf_counter() - started
-                if progress:
-                    progress(done, total)
+            out = (
+                index_out(table.model, provider.dim, required=index == "rebuild")
+                if counts.rebuild
+                else nullcontext(None)
+            )
+            written_at = time.perf_counter()
+            with out as taken:
+                if taken:
+                    _say(notice, f"{taken}: taken out while {table.label} is rewritten")
+                for written in _table_reembed(
+                    table=table,
+                    provider=provider,
+                    wanted=wanted,
+                    quota=counts.selected,
+                    size=batch_size,
+                    pool=pool,
+                ):
+                    counts.embedded += written
+                    done += written
+                    summary.seconds = time.perf_counter() - started
+                    if progress:
+                        progress(done, total)
+                if taken:
+                    _say(notice, f"{taken}: building it again")
+                    written_at = time.perf_counter()
+            if taken:  # the index is back once the block has closed
+                counts.index_rebuilt = taken
+                counts.index_seconds = time.perf_counter() - written_at
     except EmbeddingError as exc:
         raise EmbeddingError(
             f"{exc.detail} ({done} rows were re-embedded before this; run again to resume)"
@@ -186,6 +242,11 @@ def rows_reembed(
         pool.shutdown(wait=True, cancel_futures=True)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _say(notice: Notice | None, line: str) -> None:
+    if notice:
+        notice(line)
 
 
 def _table_reembed(

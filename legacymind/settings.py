@@ -169,6 +169,11 @@ EMBEDDING_MAX_RETRIES = _integer("EMBEDDING_MAX_RETRIES", 4, low=0, high=10)
 SURR_EMBED_RPS = _number("SURR_EMBED_RPS", 0.0, low=0.0, high=10000)  # 0: no limit
 # Dimensions that get a partial HNSW index; vectors of other sizes are stored but searched exactly.
 VECTOR_INDEXED_DIMS = (384, 1536)
+# A re-embed writing at least this many rows, and at least half of a table, drops that table's
+# HNSW index and builds it again at the end (legacymind/vector_indexes.py).
+REEMBED_INDEX_REBUILD_MIN_ROWS = _integer(
+    "REEMBED_INDEX_REBUILD_MIN_ROWS", 2000, low=1, high=1_000_000_000
+)
 
 # --- API ----------------------------------------------------------------------------------
 REST_FRAMEWORK = {

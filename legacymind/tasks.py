@@ -16,9 +16,15 @@ def rows_reembed_task(
     limit: int | None = None,
     all_rows: bool = False,
     dry_run: bool = False,
+    index: str = "auto",
 ) -> dict[str, Any]:
     """``manage.py reembed`` as background work; returns the summary as a dict."""
     summary = reembed.rows_reembed(
-        target=target, batch_size=batch_size, limit=limit, all_rows=all_rows, dry_run=dry_run
+        target=target,
+        batch_size=batch_size,
+        limit=limit,
+        all_rows=all_rows,
+        dry_run=dry_run,
+        index=index,
     )
     return summary.as_dict()

@@ -9,6 +9,7 @@ from tqdm import tqdm
 
 from legacymind import reembed
 from legacymind.errors import ServiceError
+from legacymind.vector_indexes import INDEX_MODES
 
 
 class Command(BaseCommand):
@@ -35,6 +36,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="count the rows it would embed, write nothing"
         )
+        parser.add_argument(
+            "--index",
+            choices=INDEX_MODES,
+            default="auto",
+            help=(
+                "a table's HNSW index during the run: auto (take it out and build it again when "
+                "the run rewrites at least REEMBED_INDEX_REBUILD_MIN_ROWS rows and half the "
+                "table), keep, or rebuild (always take it out). Searches of a table whose "
+                "index is out scan it, slower but with the same answers (auto)"
+            ),
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         bar: tqdm[Any] | None = None
@@ -45,6 +57,12 @@ class Command(BaseCommand):
                 bar = tqdm(total=total, desc="reembed", unit="row", file=self.stderr._out)
             bar.update(done - bar.n)
 
+        def notice(line: str) -> None:
+            if bar is None:
+                self.stderr.write(line)
+            else:
+                bar.write(line, file=self.stderr._out)
+
         try:
             summary = reembed.rows_reembed(
                 target=opts["target"],
@@ -52,7 +70,9 @@ class Command(BaseCommand):
                 limit=opts["limit"],
                 all_rows=opts["all_rows"],
                 dry_run=opts["dry_run"],
+                index=opts["index"],
                 progress=progress,
+                notice=notice,
             )
         except ServiceError as exc:
             raise CommandError(exc.detail) from exc
@@ -76,9 +96,19 @@ class Command(BaseCommand):
                 f"{summary.seconds:.2f} s ({summary.rows_per_second:.1f} rows/s)."
             )
         for label, table in summary.tables.items():
-            self.stdout.write(
+            line = (
                 f"  {label}: {table.embedded} embedded, {table.selected} selected, "
                 f"{table.pending} pending at start"
+            )
+            if table.index_rebuilt:
+                line += f"; index {table.index_rebuilt} built again in {table.index_seconds:.2f} s"
+            elif summary.dry_run and table.rebuild:
+                line += "; its HNSW index would be taken out and built again"
+            self.stdout.write(line)
+        if summary.repaired:
+            self.stdout.write(
+                f"Built again {len(summary.repaired)} index(es) an earlier run had left out: "
+                + ", ".join(summary.repaired)
             )
         if summary.remaining and not summary.dry_run:
             if summary.all_rows:

@@ -1,0 +1,149 @@
+"""Taking a table's HNSW index out while a re-embed rewrites most of the table, and putting it
+back (``rows_reembed``'s ``index`` option).
+
+Every vector written to a table with an HNSW index is one insertion into the graph: ~1-3 ms a
+row on 2 CPUs, ten times what the write costs without it, so a re-embed after a change of model
+spends nearly all its time there (bench/reembed.py). Building the index afresh costs ~0.25 ms a
+row. For a run that rewrites at least half of a table the index is therefore dropped first and
+built again at the end. Both happen ``CONCURRENTLY``: reads and writes (new thoughts) go on
+meanwhile, and searches of that table scan it exactly, slower but with the same answers. After a
+change of model the old vectors answer no search anyway: searches only compare vectors of the
+current model.
+
+A run holds a session advisory lock per index while the index is out. A run that was killed
+before it could rebuild leaves the index missing (or, killed during the build, invalid); the
+next run (``index_repair``) finds it with no lock held, and builds it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import cast
+
+from django.db import connection, models
+from django.db.backends.postgresql.schema import DatabaseSchemaEditor
+from pgvector.django import HnswIndex
+
+from legacymind.errors import ServiceError
+
+INDEX_MODES = ("auto", "keep", "rebuild")
+
+
+def vector_index(model: type[models.Model], dim: int) -> models.Index | None:
+    """The model's partial HNSW index for ``dim`` (``<prefix>_emb_<dim>``), if it has one."""
+    for index in model._meta.indexes:
+        if isinstance(index, HnswIndex) and (index.name or "").endswith(f"_emb_{dim}"):
+            return index
+    return None
+
+
+def index_state(name: str) -> str:
+    """ "valid", "invalid" (a concurrent build that did not finish) or "missing"."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+            "WHERE c.relname = %s AND c.relnamespace = current_schema()::regnamespace",
+            [name],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return "missing"
+    return "valid" if row[0] else "invalid"
+
+
+def _lock_key(name: str) -> int:
+    digest = hashlib.blake2b(f"legacymind.vector_index.{name}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _try_lock(name: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(name)])
+        return bool(cursor.fetchone()[0])
+
+
+def _unlock(name: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(name)])
+
+
+@contextmanager
+def _editor() -> Iterator[DatabaseSchemaEditor]:
+    """Postgres' schema editor (its index methods take ``concurrently``), outside a transaction."""
+    with connection.schema_editor(atomic=False) as editor:
+        yield cast(DatabaseSchemaEditor, editor)
+
+
+def _build(model: type[models.Model], index: models.Index) -> None:
+    """Build ``index`` as its migration defines it, dropping an invalid leftover first."""
+    state = index_state(index.name)
+    if state == "valid":
+        return
+    with _editor() as editor:
+        if state == "invalid":
+            editor.remove_index(model, index, concurrently=True)
+        editor.add_index(model, index, concurrently=True)
+
+
+def index_repair(models_: list[type[models.Model]], dims: tuple[int, ...]) -> list[str]:
+    """Build again every HNSW index of ``models_`` that is missing or invalid and that no
+    running re-embed has taken out; returns their names. Does nothing inside a transaction
+    (concurrent builds cannot run there)."""
+    if connection.in_atomic_block:
+        return []
+    repaired = []
+    for model in models_:
+        for dim in dims:
+            index = vector_index(model, dim)
+            if index is None or index_state(index.name) == "valid" or not _try_lock(index.name):
+                continue
+            try:
+                _build(model, index)
+                repaired.append(index.name)
+            finally:
+                _unlock(index.name)
+    return repaired
+
+
+def rebuild_wanted(*, mode: str, rows: int, table_rows: int, min_rows: int) -> bool:
+    """Whether a run writing ``rows`` of a table's ``table_rows`` takes its index out (``mode``
+    is one of INDEX_MODES). Half the table: an insertion costs ~5-10x a row's share of a
+    build, so from there on a build is the cheaper way to the same index."""
+    if mode == "rebuild":
+        return rows > 0
+    return mode == "auto" and rows >= min_rows and 2 * rows >= table_rows
+
+
+@contextmanager
+def index_out(model: type[models.Model], dim: int, *, required: bool) -> Iterator[str | None]:
+    """Drop ``model``'s HNSW index for ``dim`` while the body runs and build it again after,
+    whatever happens in the body. Yields the index name, or None when the index stays (no
+    index for ``dim``, inside a transaction, or another run has it out); ``required`` turns the
+    transaction case into an error."""
+    index = vector_index(model, dim)
+    if index is None:
+        yield None
+        return
+    if connection.in_atomic_block:
+        if required:
+            raise ServiceError(
+                "index=rebuild cannot run inside a transaction (indexes are dropped and built "
+                "CONCURRENTLY); use index=keep there",
+                fields={"index": ["not inside a transaction"]},
+            )
+        yield None
+        return
+    if not _try_lock(index.name):
+        yield None
+        return
+    try:
+        with _editor() as editor:
+            editor.remove_index(model, index, concurrently=True)
+        try:
+            yield index.name
+        finally:
+            _build(model, index)
+    finally:
+        _unlock(index.name)
