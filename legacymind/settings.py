@@ -172,7 +172,7 @@ VECTOR_INDEXED_DIMS = (384, 1536)
 # A re-embed writing at least this many rows, and at least half of a table, drops that table's
 # HNSW index and builds it again at the end (legacymind/vector_indexes.py).
 REEMBED_INDEX_REBUILD_MIN_ROWS = _integer(
-    "REEMBED_INDEX_REBUILD_MIN_ROWS", 2000, low=1, high=1_000_000_000
+    "REEMBED_INDEX_REBUILD_MIN_ROWS", 500, low=1, high=1_000_000_000
 )
 
 # --- API ----------------------------------------------------------------------------------
