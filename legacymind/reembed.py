@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from legacymind.errors import ServiceError
@@ -158,6 +158,13 @@ def rows_reembed(
     ``REEMBED_INDEX_REBUILD_MIN_ROWS`` rows and half the table, and builds it again after;
     "rebuild" always does, "keep" never (every vector is then an index insertion)."""
     _validate(target=target, batch_size=batch_size, limit=limit, index=index)
+    if index == "rebuild" and not dry_run and connection.in_atomic_block:
+        # Checked before the first table: a later table failing would leave earlier ones written.
+        raise ServiceError(
+            "index=rebuild cannot run inside a transaction (indexes are dropped and built "
+            "CONCURRENTLY); use index=keep there",
+            fields={"index": ["not inside a transaction"]},
+        )
     provider = get_provider()
     summary = ReembedSummary(
         target=target,

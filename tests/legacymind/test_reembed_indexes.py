@@ -20,7 +20,8 @@ from legacymind.providers.embeddings import EmbeddingError, HashEmbedder
 from legacymind.reembed import rows_reembed
 from legacymind.vector_indexes import _lock_key, index_repair, index_state, vector_index
 from legacymind.vectors import nearest
-from tests.kg.factories import EntityFactory
+from tests.kg.factories import EntityFactory, ThoughtFactory
+from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -202,12 +203,12 @@ def test_an_index_another_run_has_out_is_left_to_that_run(entities):
     assert rows_reembed(target="kg").repaired == [INDEX]
 
 
-def test_rebuild_inside_a_transaction_is_a_clear_error_and_writes_nothing(entities):
-    with (
-        pytest.raises(ServiceError, match="cannot run inside a transaction"),
-        transaction.atomic(),
-    ):
-        rows_reembed(target="kg", index="rebuild")
+def test_rebuild_inside_a_transaction_is_a_clear_error_and_writes_nothing(entities, user):
+    ThoughtFactory(owner=user, content="written before the graph, were it not refused first")
+    with transaction.atomic():
+        with pytest.raises(ServiceError, match="cannot run inside a transaction"):
+            rows_reembed(target="all", index="rebuild")
+        assert not Thought.objects.filter(embedding_model=HASH.model).exists()
 
     assert not Entity.objects.filter(embedding__isnull=False).exists()
     assert index_state(INDEX) == "valid"
