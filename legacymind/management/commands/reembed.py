@@ -101,7 +101,7 @@ class Command(BaseCommand):
                 f"{table.pending} pending at start"
             )
             if table.index_rebuilt:
-                line += f"; index {table.index_rebuilt} built again in {table.index_seconds:.2f} s"
+                line += f"; index {table.index_rebuilt} built again in {table.index_seconds:.3f} s"
             elif summary.dry_run and table.rebuild:
                 line += "; its HNSW index would be taken out and built again"
             self.stdout.write(line)
