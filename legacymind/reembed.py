@@ -179,7 +179,9 @@ def rows_reembed(
     tables = _tables(target)
     if not dry_run:
         # Every embedded table, whatever the target: a killed run may have been on another.
-        summary.repaired = index_repair([t.model for t in _tables("all")], indexed_dims())
+        summary.repaired = index_repair(
+            tables=[t.model for t in _tables("all")], dims=indexed_dims()
+        )
         for name in summary.repaired:
             _say(notice, f"{name}: built again (an earlier run was stopped before it could)")
     budget = limit
@@ -214,7 +216,7 @@ def rows_reembed(
         for table in tables:
             counts = summary.tables[table.label]
             out = (
-                index_out(table.model, provider.dim, required=index == "rebuild")
+                index_out(model=table.model, dim=provider.dim, required=index == "rebuild")
                 if counts.rebuild
                 else nullcontext(None)
             )

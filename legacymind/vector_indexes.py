@@ -87,14 +87,14 @@ def _build(model: type[models.Model], index: models.Index) -> None:
         editor.add_index(model, index, concurrently=True)
 
 
-def index_repair(models_: list[type[models.Model]], dims: tuple[int, ...]) -> list[str]:
-    """Build again every HNSW index of ``models_`` that is missing or invalid and that no
+def index_repair(*, tables: list[type[models.Model]], dims: tuple[int, ...]) -> list[str]:
+    """Build again every HNSW index of ``tables`` that is missing or invalid and that no
     running re-embed has taken out; returns their names. Does nothing inside a transaction
     (concurrent builds cannot run there)."""
     if connection.in_atomic_block:
         return []
     repaired = []
-    for model in models_:
+    for model in tables:
         for dim in dims:
             index = vector_index(model, dim)
             if index is None or index_state(index.name) == "valid" or not _try_lock(index.name):
@@ -117,7 +117,7 @@ def rebuild_wanted(*, mode: str, rows: int, table_rows: int, min_rows: int) -> b
 
 
 @contextmanager
-def index_out(model: type[models.Model], dim: int, *, required: bool) -> Iterator[str | None]:
+def index_out(*, model: type[models.Model], dim: int, required: bool) -> Iterator[str | None]:
     """Drop ``model``'s HNSW index for ``dim`` while the body runs and build it again after,
     whatever happens in the body. Yields the index name, or None when the index stays (no
     index for ``dim``, inside a transaction, or another run has it out); ``required`` turns the

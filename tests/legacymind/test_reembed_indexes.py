@@ -48,7 +48,7 @@ def index_back() -> Iterator[str | None]:
     before = _indexdef()
     assert before is not None
     yield before
-    index_repair([Entity], (384,))
+    index_repair(tables=[Entity], dims=(384,))
     assert _indexdef() == before
 
 
