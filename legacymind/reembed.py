@@ -29,7 +29,13 @@ from django.utils import timezone
 
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, EmbeddingProvider, get_provider
-from legacymind.vector_indexes import INDEX_MODES, index_out, index_repair, rebuild_wanted
+from legacymind.vector_indexes import (
+    INDEX_MODES,
+    index_out,
+    index_repair,
+    rebuild_in_transaction,
+    rebuild_wanted,
+)
 from legacymind.vectors import indexed_dims, vectors_store
 
 TARGETS = ("thoughts", "kg", "all")
@@ -160,11 +166,7 @@ def rows_reembed(
     _validate(target=target, batch_size=batch_size, limit=limit, index=index)
     if index == "rebuild" and not dry_run and connection.in_atomic_block:
         # Checked before the first table: a later table failing would leave earlier ones written.
-        raise ServiceError(
-            "index=rebuild cannot run inside a transaction (indexes are dropped and built "
-            "CONCURRENTLY); use index=keep there",
-            fields={"index": ["not inside a transaction"]},
-        )
+        raise rebuild_in_transaction()
     provider = get_provider()
     summary = ReembedSummary(
         target=target,

@@ -107,6 +107,14 @@ def index_repair(*, tables: list[type[models.Model]], dims: tuple[int, ...]) -> 
     return repaired
 
 
+def rebuild_in_transaction() -> ServiceError:
+    return ServiceError(
+        "index=rebuild cannot run inside a transaction (indexes are dropped and built "
+        "CONCURRENTLY); use index=keep there",
+        fields={"index": ["not inside a transaction"]},
+    )
+
+
 def rebuild_wanted(*, mode: str, rows: int, table_rows: int, min_rows: int) -> bool:
     """Whether a run writing ``rows`` of a table's ``table_rows`` takes its index out (``mode``
     is one of INDEX_MODES). Half the table: an insertion costs ~5-10x a row's share of a
@@ -128,11 +136,7 @@ def index_out(*, model: type[models.Model], dim: int, required: bool) -> Iterato
         return
     if connection.in_atomic_block:
         if required:
-            raise ServiceError(
-                "index=rebuild cannot run inside a transaction (indexes are dropped and built "
-                "CONCURRENTLY); use index=keep there",
-                fields={"index": ["not inside a transaction"]},
-            )
+            raise rebuild_in_transaction()
         yield None
         return
     if not _try_lock(index.name):
