@@ -218,7 +218,12 @@ def rows_reembed(
         for table in tables:
             counts = summary.tables[table.label]
             out = (
-                index_out(model=table.model, dim=provider.dim, required=index == "rebuild")
+                index_out(
+                    model=table.model,
+                    dim=provider.dim,
+                    required=index == "rebuild",
+                    notice=lambda line: _say(notice, line),
+                )
                 if counts.rebuild
                 else nullcontext(None)
             )

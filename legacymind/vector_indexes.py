@@ -18,17 +18,20 @@ next run (``index_repair``) finds it with no lock held, and builds it again.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import cast
 
-from django.db import connection, models
+from django.db import DatabaseError, connection, models
 from django.db.backends.postgresql.schema import DatabaseSchemaEditor
 from pgvector.django import HnswIndex
 
 from legacymind.errors import ServiceError
 
 INDEX_MODES = ("auto", "keep", "rebuild")
+
+logger = logging.getLogger("legacymind.reembed")
 
 
 def vector_index(model: type[models.Model], dim: int) -> models.Index | None:
@@ -125,11 +128,14 @@ def rebuild_wanted(*, mode: str, rows: int, table_rows: int, min_rows: int) -> b
 
 
 @contextmanager
-def index_out(*, model: type[models.Model], dim: int, required: bool) -> Iterator[str | None]:
+def index_out(
+    *, model: type[models.Model], dim: int, required: bool, notice: Callable[[str], None]
+) -> Iterator[str | None]:
     """Drop ``model``'s HNSW index for ``dim`` while the body runs and build it again after,
-    whatever happens in the body. Yields the index name, or None when the index stays (no
-    index for ``dim``, inside a transaction, or another run has it out); ``required`` turns the
-    transaction case into an error."""
+    whatever happens in the body. Yields the index name, or None when the index stays: no
+    index for ``dim``, inside a transaction, another run has it out, or the database refused
+    the drop (a role that does not own the table, say; said through ``notice``). ``required``
+    turns the last two refusals into errors."""
     index = vector_index(model, dim)
     if index is None:
         yield None
@@ -143,8 +149,19 @@ def index_out(*, model: type[models.Model], dim: int, required: bool) -> Iterato
         yield None
         return
     try:
-        with _editor() as editor:
-            editor.remove_index(model, index, concurrently=True)
+        try:
+            with _editor() as editor:
+                editor.remove_index(model, index, concurrently=True)
+        except DatabaseError as exc:
+            if required:
+                raise ServiceError(
+                    f"could not take {index.name} out: {exc}".strip(),
+                    fields={"index": ["the database refused to drop the index"]},
+                ) from exc
+            notice(f"{index.name}: kept in place, the database refused to drop it ({exc})".strip())
+            logger.warning("reembed.index_kept index=%s error=%s", index.name, exc)
+            yield None
+            return
         try:
             yield index.name
         finally:

@@ -243,3 +243,45 @@ def test_the_service_rejects_a_bad_mode_with_the_field_named(entities):
 
     assert excinfo.value.fields == {"index": ["one of auto, keep, rebuild"]}
     assert not Entity.objects.filter(embedding__isnull=False).exists()
+
+
+@pytest.fixture
+def not_owner() -> Iterator[None]:
+    """The run's connection acting as a role that may read and update the tables but does not
+    own them (as on a database where migrations ran as another role): Postgres refuses it the
+    DROP INDEX."""
+    role = f"lm_not_owner_{connection.settings_dict['NAME']}"
+    tables = "kg_entity, kg_observation, thoughts_thought"
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP ROLE IF EXISTS {role}")
+        cursor.execute(f"CREATE ROLE {role}")
+        cursor.execute(f"GRANT SELECT, UPDATE ON {tables} TO {role}")
+        cursor.execute(f"SET ROLE {role}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET ROLE")
+            cursor.execute(f"DROP OWNED BY {role}")  # its grants and the run's scratch table
+            cursor.execute(f"DROP ROLE {role}")
+
+
+def test_a_drop_the_database_refuses_keeps_the_index_and_says_so(entities, not_owner):
+    lines: list[str] = []
+    seen, progress = _states()
+
+    summary = rows_reembed(target="kg", progress=progress, notice=lines.append)
+
+    assert summary.rows == 7  # written with the index in place
+    assert seen == ["valid"]
+    assert summary.tables["kg_entities"].index_rebuilt is None
+    assert lines[0].startswith(f"{INDEX}: kept in place, the database refused to drop it (")
+    assert "must be owner" in lines[0]
+
+
+def test_a_drop_the_database_refuses_is_an_error_with_index_rebuild(entities, not_owner):
+    with pytest.raises(ServiceError, match=f"could not take {INDEX} out: .*must be owner"):
+        rows_reembed(target="kg", index="rebuild")
+
+    assert not Entity.objects.filter(embedding__isnull=False).exists()
+    assert index_state(INDEX) == "valid"
