@@ -1,4 +1,8 @@
-"""``/healthz``: is the database reachable, and Redis when one is configured. No auth."""
+"""``/healthz``: is the database reachable, and Redis when one is configured. No auth.
+
+It also names any vector index that is out (a re-embed rebuilding it, or a killed one that left
+it out): the app still works, but searches of that table scan it until ``reembed`` builds it.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,25 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
+from legacymind.vector_indexes import indexes_out
+from legacymind.vectors import indexed_dims
+
 
 def _check_database() -> str:
     with connection.cursor() as cursor:
         cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         row = cursor.fetchone()
     return f"ok (pgvector {row[0]})" if row else "ok (pgvector missing)"
+
+
+def _check_vector_indexes() -> str:
+    from kg.models import Entity, Observation
+    from thoughts.models import Thought
+
+    out = indexes_out(tables=[Thought, Entity, Observation], dims=indexed_dims())
+    if not out:
+        return "ok"
+    return f"out: {', '.join(out)} (searches scan those tables; manage.py reembed builds them)"
 
 
 def _check_redis() -> str:
@@ -36,6 +53,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
         except Exception as exc:  # any failure of a dependency is "unhealthy", with its reason
             healthy = False
             checks[name] = f"error: {type(exc).__name__}"
+    if healthy:  # informational: a table without its index is slower, not down
+        checks["vector_indexes"] = _check_vector_indexes()
     return JsonResponse(
         {"status": "ok" if healthy else "unavailable", "checks": checks},
         status=200 if healthy else 503,

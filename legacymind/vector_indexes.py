@@ -56,6 +56,26 @@ def index_state(name: str) -> str:
     return "valid" if row[0] else "invalid"
 
 
+def indexes_out(*, tables: list[type[models.Model]], dims: tuple[int, ...]) -> list[str]:
+    """The HNSW indexes of ``tables`` for ``dims`` that are not there or not valid (taken out
+    by a running re-embed, or left out by a killed one), in one query."""
+    expected = [
+        index.name
+        for model in tables
+        for dim in dims
+        if (index := vector_index(model, dim)) is not None
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+            "WHERE c.relname = ANY(%s) AND i.indisvalid "
+            "AND c.relnamespace = current_schema()::regnamespace",
+            [expected],
+        )
+        valid = {row[0] for row in cursor.fetchall()}
+    return [name for name in expected if name not in valid]
+
+
 def _lock_key(name: str) -> int:
     digest = hashlib.blake2b(f"legacymind.vector_index.{name}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)

@@ -60,6 +60,25 @@ def test_healthz_is_503_naming_redis_when_redis_is_down(anon_api, settings):
     assert body["checks"]["database"].startswith("ok")
 
 
+def test_healthz_names_a_vector_index_that_is_out_without_failing(anon_api):
+    from django.db import connection
+
+    from kg.models import Entity
+    from legacymind.vector_indexes import vector_index
+
+    assert anon_api.get("/healthz").json()["checks"]["vector_indexes"] == "ok"
+    with connection.schema_editor() as editor:  # rolled back with the test's transaction
+        editor.remove_index(Entity, vector_index(Entity, 384))
+
+    response = anon_api.get("/healthz")
+
+    assert response.status_code == 200
+    assert response.json()["status"] == "ok"
+    assert response.json()["checks"]["vector_indexes"] == (
+        "out: kg_entity_emb_384 (searches scan those tables; manage.py reembed builds them)"
+    )
+
+
 def test_healthz_rejects_other_methods(anon_api):
     assert anon_api.post("/healthz").status_code == 405
 
