@@ -155,7 +155,7 @@ def index_out(
     whatever happens in the body. Yields the index name, or None when the index stays: no
     index for ``dim``, inside a transaction, another run has it out, or the database refused
     the drop (a role that does not own the table, say; said through ``notice``). ``required``
-    turns the last two refusals into errors."""
+    (index=rebuild) makes the transaction and the refused drop errors instead."""
     index = vector_index(model, dim)
     if index is None:
         yield None
