@@ -109,7 +109,7 @@ def test_searches_give_the_same_answers_while_the_index_is_out(settings):
     )
 
     assert exact == ["vector database engine", "vector database", "vector"]
-    assert during == [exact, exact]  # before the first batch and after it, the index out
+    assert during == [exact, exact]  # before the first batch (index in) and after it (out)
     assert top3() == exact  # and with the index back
 
 
