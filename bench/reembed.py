@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
 
 import numpy as np
 from _common import hnsw_indexes_drop, indexes_create, machine, median, use_bench_database
@@ -34,7 +33,7 @@ from django.utils import timezone
 
 from kg.models import Entity, Observation
 from legacymind.providers import embeddings
-from legacymind.reembed import rows_reembed
+from legacymind.reembed import ReembedSummary, embedded_tables, rows_reembed
 from legacymind.vectors import vectors_store
 from thoughts.models import Thought
 
@@ -84,12 +83,11 @@ def fill(rows: int, seed: int) -> list[str]:
         ),
         batch_size=2000,
     )
-    texts = [t.content for t in Thought.objects.order_by("pk").only("content")]
-    texts += [e.embedding_text() for e in Entity.objects.order_by("pk").only("name", "entity_type")]
-    texts += [
-        o.embedding_text() for o in Observation.objects.order_by("pk").only("name", "description")
+    return [
+        table.text(row)
+        for table in embedded_tables("all")
+        for row in table.model._default_manager.order_by("pk").only(*table.columns)
     ]
-    return texts
 
 
 def raw_pass(provider: embeddings.EmbeddingProvider, texts: list[str], batch_size: int) -> float:
@@ -107,19 +105,16 @@ def previous_model(provider: embeddings.EmbeddingProvider) -> None:
     now = timezone.now()
     definitions = hnsw_indexes_drop(TABLES)
     try:
-        for model, columns, text in (
-            (Thought, ("content",), lambda r: r.content),
-            (Entity, ("name", "entity_type"), lambda r: r.embedding_text()),
-            (Observation, ("name", "description"), lambda r: r.embedding_text()),
-        ):
-            rows = list(model._default_manager.order_by("pk").only("pk", *columns))
+        for table in embedded_tables("all"):  # what reembed reads, embedded otherwise
+            manager = table.model._default_manager
+            rows = list(manager.order_by("pk").only("pk", *table.columns))
             for i in range(0, len(rows), 2000):
                 chunk = rows[i : i + 2000]
                 with transaction.atomic():
                     vectors_store(
-                        model=model,
+                        model=table.model,
                         pks=[row.pk for row in chunk],
-                        matrix=old.embed([f"{text(row)} previously" for row in chunk]),
+                        matrix=old.embed([f"{table.text(row)} previously" for row in chunk]),
                         provider="previous",
                         model_name=PREVIOUS_MODEL,
                         embedded_at=now,
@@ -128,7 +123,9 @@ def previous_model(provider: embeddings.EmbeddingProvider) -> None:
         indexes_create(definitions)
 
 
-def reembed_pass(batch_size: int, rows: int, *, all_rows: bool, index: str = "auto") -> Any:
+def reembed_pass(
+    batch_size: int, rows: int, *, all_rows: bool, index: str = "auto"
+) -> ReembedSummary:
     with connection.cursor() as cursor:
         cursor.execute(f"VACUUM ANALYZE {', '.join(TABLES)}")
     summary = rows_reembed(target="all", batch_size=batch_size, all_rows=all_rows, index=index)
@@ -138,13 +135,13 @@ def reembed_pass(batch_size: int, rows: int, *, all_rows: bool, index: str = "au
 
 def model_change_pass(
     provider: embeddings.EmbeddingProvider, batch_size: int, rows: int, index: str = "auto"
-) -> Any:
+) -> ReembedSummary:
     """``manage.py reembed`` (only the rows another model embedded: here, all of them)."""
     previous_model(provider)
     return reembed_pass(batch_size, rows, all_rows=False, index=index)
 
 
-def index_note(summary: Any) -> str:
+def index_note(summary: ReembedSummary) -> str:
     """Which indexes the pass took out and how long building them again took."""
     built = [t for t in summary.tables.values() if t.index_rebuilt]
     if not built:
@@ -158,7 +155,7 @@ def index_note(summary: Any) -> str:
 
 def measure(
     name: str, rows: int, batch_size: int, repeat: int, seed: int
-) -> tuple[int, list[float], list[Any], embeddings.EmbeddingProvider]:
+) -> tuple[int, list[float], list[ReembedSummary], embeddings.EmbeddingProvider]:
     """Rows, then raw rows/s and the reembed summary of each pass, and the provider."""
     settings.EMBEDDING_PROVIDER = name
     settings.EMBEDDING_DIM = 0

@@ -11,6 +11,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
+from legacymind.reembed import embedded_models
 from legacymind.vector_indexes import indexes_out
 from legacymind.vectors import indexed_dims
 
@@ -23,10 +24,7 @@ def _check_database() -> str:
 
 
 def _check_vector_indexes() -> str:
-    from kg.models import Entity, Observation
-    from thoughts.models import Thought
-
-    out = indexes_out(tables=[Thought, Entity, Observation], dims=indexed_dims())
+    out = indexes_out(tables=embedded_models(), dims=indexed_dims())
     if not out:
         return "ok"
     return f"out: {', '.join(out)} (searches scan those tables; manage.py reembed builds them)"

@@ -50,25 +50,31 @@ Notice = Callable[[str], None]
 
 
 @dataclass(frozen=True)
-class _Table:
+class EmbeddedTable:
     label: str
     model: type[models.Model]
     columns: tuple[str, ...]  # what the text needs: nothing else is read
     text: Callable[[Any], str]
 
 
-def _tables(target: str) -> list[_Table]:
+def embedded_tables(target: str) -> list[EmbeddedTable]:
+    """The tables that hold vectors (``target``: thoughts, kg or all), each with what its rows
+    embed as."""
     from kg.models import Entity, Observation
     from thoughts.models import Thought
 
-    thoughts = [_Table("thoughts", Thought, ("content",), lambda t: t.content)]
+    thoughts = [EmbeddedTable("thoughts", Thought, ("content",), lambda t: t.content)]
     kg = [
-        _Table("kg_entities", Entity, ("name", "entity_type"), lambda e: e.embedding_text()),
-        _Table(
+        EmbeddedTable("kg_entities", Entity, ("name", "entity_type"), lambda e: e.embedding_text()),
+        EmbeddedTable(
             "kg_observations", Observation, ("name", "description"), lambda o: o.embedding_text()
         ),
     ]
     return {"thoughts": thoughts, "kg": kg, "all": thoughts + kg}[target]
+
+
+def embedded_models() -> list[type[models.Model]]:
+    return [table.model for table in embedded_tables("all")]
 
 
 @dataclass
@@ -164,6 +170,7 @@ def rows_reembed(
     ``REEMBED_INDEX_REBUILD_MIN_ROWS`` rows and half the table, and builds it again after;
     "rebuild" always does, "keep" never (every vector is then an index insertion)."""
     _validate(target=target, batch_size=batch_size, limit=limit, index=index)
+    say: Notice = notice or (lambda line: None)
     if index == "rebuild" and not dry_run and connection.in_atomic_block:
         # Checked before the first table: a later table failing would leave earlier ones written.
         raise rebuild_in_transaction()
@@ -178,14 +185,12 @@ def rows_reembed(
         index=index,
     )
     wanted = models.Q() if all_rows else stale_rows(provider)
-    tables = _tables(target)
+    tables = embedded_tables(target)
     if not dry_run:
         # Every embedded table, whatever the target: a killed run may have been on another.
-        summary.repaired = index_repair(
-            tables=[t.model for t in _tables("all")], dims=indexed_dims()
-        )
+        summary.repaired = index_repair(tables=embedded_models(), dims=indexed_dims())
         for name in summary.repaired:
-            _say(notice, f"{name}: built again (an earlier run was stopped before it could)")
+            say(f"{name}: built again (an earlier run was stopped before it could)")
     budget = limit
     for table in tables:
         manager = table.model._default_manager
@@ -220,17 +225,15 @@ def rows_reembed(
             out = (
                 index_out(
                     model=table.model,
+                    label=table.label,
                     dim=provider.dim,
                     required=index == "rebuild",
-                    notice=lambda line: _say(notice, line),
+                    notice=say,
                 )
                 if counts.rebuild
                 else nullcontext(None)
             )
-            written_at = time.perf_counter()
             with out as taken:
-                if taken:
-                    _say(notice, f"{taken}: taken out while {table.label} is rewritten")
                 for written in _table_reembed(
                     table=table,
                     provider=provider,
@@ -244,12 +247,8 @@ def rows_reembed(
                     summary.seconds = time.perf_counter() - started
                     if progress:
                         progress(done, total)
-                if taken:
-                    _say(notice, f"{taken}: building it again")
-                    written_at = time.perf_counter()
-            if taken:  # the index is back once the block has closed
-                counts.index_rebuilt = taken
-                counts.index_seconds = time.perf_counter() - written_at
+            if taken:  # back once the block has closed
+                counts.index_rebuilt, counts.index_seconds = taken.name, taken.build_seconds
     except EmbeddingError as exc:
         raise EmbeddingError(
             f"{exc.detail} ({done} rows were re-embedded before this; run again to resume)"
@@ -260,14 +259,9 @@ def rows_reembed(
     return summary
 
 
-def _say(notice: Notice | None, line: str) -> None:
-    if notice:
-        notice(line)
-
-
 def _table_reembed(
     *,
-    table: _Table,
+    table: EmbeddedTable,
     provider: EmbeddingProvider,
     wanted: models.Q,
     quota: int,
@@ -303,7 +297,7 @@ def _table_reembed(
 
 def _batch_write(
     *,
-    table: _Table,
+    table: EmbeddedTable,
     provider: EmbeddingProvider,
     wanted: models.Q,
     rows: list[Any],

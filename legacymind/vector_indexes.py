@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import cast
 
 from django.db import DatabaseError, connection, models
@@ -42,38 +44,42 @@ def vector_index(model: type[models.Model], dim: int) -> models.Index | None:
     return None
 
 
-def index_state(name: str) -> str:
-    """ "valid", "invalid" (a concurrent build that did not finish) or "missing"."""
+def _valid(names: list[str]) -> dict[str, bool]:
+    """Whether each of ``names`` that exists is valid (False: a concurrent build that did not
+    finish); names that do not exist are absent."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
-            "WHERE c.relname = %s AND c.relnamespace = current_schema()::regnamespace",
-            [name],
+            "SELECT c.relname, i.indisvalid FROM pg_class c "
+            "JOIN pg_index i ON i.indexrelid = c.oid "
+            "WHERE c.relname = ANY(%s) AND c.relnamespace = current_schema()::regnamespace",
+            [names],
         )
-        row = cursor.fetchone()
-    if row is None:
-        return "missing"
-    return "valid" if row[0] else "invalid"
+        return dict(cursor.fetchall())
+
+
+def index_state(name: str) -> str:
+    """ "valid", "invalid" (a concurrent build that did not finish) or "missing"."""
+    valid = _valid([name]).get(name)
+    return "missing" if valid is None else "valid" if valid else "invalid"
+
+
+def _expected(
+    tables: list[type[models.Model]], dims: tuple[int, ...]
+) -> list[tuple[type[models.Model], models.Index]]:
+    return [
+        (model, index)
+        for model in tables
+        for dim in dims
+        if (index := vector_index(model, dim)) is not None
+    ]
 
 
 def indexes_out(*, tables: list[type[models.Model]], dims: tuple[int, ...]) -> list[str]:
     """The HNSW indexes of ``tables`` for ``dims`` that are not there or not valid (taken out
     by a running re-embed, or left out by a killed one), in one query."""
-    expected = [
-        index.name
-        for model in tables
-        for dim in dims
-        if (index := vector_index(model, dim)) is not None
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT c.relname FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
-            "WHERE c.relname = ANY(%s) AND i.indisvalid "
-            "AND c.relnamespace = current_schema()::regnamespace",
-            [expected],
-        )
-        valid = {row[0] for row in cursor.fetchall()}
-    return [name for name in expected if name not in valid]
+    names = [index.name for _, index in _expected(tables, dims)]
+    valid = _valid(names)
+    return [name for name in names if not valid.get(name)]
 
 
 def _lock_key(name: str) -> int:
@@ -116,17 +122,16 @@ def index_repair(*, tables: list[type[models.Model]], dims: tuple[int, ...]) -> 
     (concurrent builds cannot run there)."""
     if connection.in_atomic_block:
         return []
+    out = set(indexes_out(tables=tables, dims=dims))  # nearly always none: one query
     repaired = []
-    for model in tables:
-        for dim in dims:
-            index = vector_index(model, dim)
-            if index is None or index_state(index.name) == "valid" or not _try_lock(index.name):
-                continue
-            try:
-                _build(model, index)
-                repaired.append(index.name)
-            finally:
-                _unlock(index.name)
+    for model, index in _expected(tables, dims):
+        if index.name not in out or not _try_lock(index.name):
+            continue
+        try:
+            _build(model, index)
+            repaired.append(index.name)
+        finally:
+            _unlock(index.name)
     return repaired
 
 
@@ -147,15 +152,29 @@ def rebuild_wanted(*, mode: str, rows: int, table_rows: int, min_rows: int) -> b
     return mode == "auto" and rows >= min_rows and 2 * rows >= table_rows
 
 
+@dataclass
+class TakenOut:
+    """An index a run has taken out; ``build_seconds`` is set once it is back."""
+
+    name: str
+    build_seconds: float = 0.0
+
+
 @contextmanager
 def index_out(
-    *, model: type[models.Model], dim: int, required: bool, notice: Callable[[str], None]
-) -> Iterator[str | None]:
+    *,
+    model: type[models.Model],
+    label: str,
+    dim: int,
+    required: bool,
+    notice: Callable[[str], None],
+) -> Iterator[TakenOut | None]:
     """Drop ``model``'s HNSW index for ``dim`` while the body runs and build it again after,
-    whatever happens in the body. Yields the index name, or None when the index stays: no
-    index for ``dim``, inside a transaction, another run has it out, or the database refused
-    the drop (a role that does not own the table, say; said through ``notice``). ``required``
-    (index=rebuild) makes the transaction and the refused drop errors instead."""
+    whatever happens in the body, saying both through ``notice`` (``label`` names the table). Yields the index taken out,
+    or None when the index stays: no index for ``dim``, inside a transaction, another run has
+    it out, or the database refused the drop (a role that does not own the table, say; said
+    through ``notice``). ``required`` (index=rebuild) makes the transaction and the refused
+    drop errors instead."""
     index = vector_index(model, dim)
     if index is None:
         yield None
@@ -182,9 +201,14 @@ def index_out(
             logger.warning("reembed.index_kept index=%s error=%s", index.name, exc)
             yield None
             return
+        taken = TakenOut(index.name)
+        notice(f"{index.name}: taken out while {label} is rewritten")
         try:
-            yield index.name
+            yield taken
         finally:
+            notice(f"{index.name}: building it again")
+            started = time.perf_counter()
             _build(model, index)
+            taken.build_seconds = time.perf_counter() - started
     finally:
         _unlock(index.name)
