@@ -67,7 +67,8 @@ def latent_statements(present: Sequence[str]) -> list[str]:
     return [a.crux for a in ARCHETYPES if a.key not in set(present)]
 
 
-CATALOGUE_INDEX = {a.crux: i for i, a in enumerate(ARCHETYPES)}
+CATALOGUE = [a.crux for a in ARCHETYPES]  # the personas, in catalogue order
+CATALOGUE_INDEX = {crux: i for i, crux in enumerate(CATALOGUE)}
 
 
 def answer_rows(statements: Sequence[str], options: Sequence[str]) -> np.ndarray:
@@ -94,7 +95,7 @@ def answer_rows(statements: Sequence[str], options: Sequence[str]) -> np.ndarray
 @lru_cache(maxsize=8)
 def _catalogue_priors(model: str, beta: float) -> np.ndarray:
     """Persona priors of every catalogue statement (rows), per embedding model and spread."""
-    catalogue = embed([a.crux for a in ARCHETYPES])
+    catalogue = embed(CATALOGUE)
     sims = catalogue @ catalogue.T
     weights = np.exp(beta * (sims - sims.max(axis=1, keepdims=True)))
     return weights / weights.sum(axis=1, keepdims=True)
@@ -111,8 +112,7 @@ def persona_prior(statement_text: str) -> np.ndarray:
 def persona_likelihoods(options: Sequence[str], index: int) -> list[float]:
     """P(the answer at ``index`` | persona) for every catalogue statement: what an answer's
     evidence stores so later questions can condition on it."""
-    rows = answer_rows([a.crux for a in ARCHETYPES], options)
-    return [round(float(x), 6) for x in rows[:, index]]
+    return [round(float(x), 6) for x in answer_rows(CATALOGUE, options)[:, index]]
 
 
 def answer_table(
@@ -130,7 +130,7 @@ def answer_table(
 
     A catalogue statement answers as its persona mixture, weighted by how well each persona
     explains the earlier answers; a statement in the writer's own words answers as itself."""
-    persona_rows = answer_rows([a.crux for a in ARCHETYPES], options)
+    persona_rows = answer_rows(CATALOGUE, options)
     evidence = np.ones(len(ARCHETYPES))
     for answered in history:
         evidence = evidence * np.asarray(answered, dtype=float)
