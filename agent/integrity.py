@@ -28,4 +28,6 @@ def verify(state: Any) -> bool:
         return False
     key = settings.AGENT_STATE_SECRET.encode()
     expected = hmac.new(key, canonical(state), hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, state.integrity)
+    # As bytes: compare_digest refuses a str with non-ASCII characters (a TypeError, a 500) and
+    # the client may send anything here.
+    return hmac.compare_digest(expected.encode(), str(state.integrity).encode())

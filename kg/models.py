@@ -5,6 +5,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models.functions import Lower
 
+from legacymind.validators import no_nul
 from legacymind.vectors import EmbeddedModel, hnsw_indexes
 
 
@@ -25,7 +26,7 @@ class Entity(Memory):
     name = models.CharField(max_length=255)
     entity_type = models.CharField(max_length=64, default="concept")
     description = models.TextField(blank=True, default="")
-    data = models.JSONField(default=dict, blank=True)
+    data = models.JSONField(default=dict, blank=True, validators=[no_nul])
     aliases = ArrayField(models.CharField(max_length=255), default=list, blank=True)
     source_thought = models.ForeignKey(
         "thoughts.Thought",
@@ -63,7 +64,7 @@ class Entity(Memory):
 class Observation(Memory):
     name = models.CharField(max_length=255)
     description = models.TextField(blank=True, default="")
-    data = models.JSONField(default=dict, blank=True)
+    data = models.JSONField(default=dict, blank=True, validators=[no_nul])
     entity = models.ForeignKey(
         Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="observations"
     )
@@ -103,7 +104,7 @@ class Edge(models.Model):
     source = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_out")
     target = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="edges_in")
     rel_type = models.CharField(max_length=64)
-    data = models.JSONField(default=dict, blank=True)
+    data = models.JSONField(default=dict, blank=True, validators=[no_nul])
     confidence = models.FloatField(default=1.0)
     source_thought = models.ForeignKey(
         "thoughts.Thought",
@@ -164,7 +165,7 @@ class EntityCandidate(Candidate):
     entity_type = models.CharField(max_length=64, default="concept")
     description = models.TextField(blank=True, default="")
     aliases = ArrayField(models.CharField(max_length=255), default=list, blank=True)
-    data = models.JSONField(default=dict, blank=True)
+    data = models.JSONField(default=dict, blank=True, validators=[no_nul])
     promoted = models.ForeignKey(
         Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="candidates"
     )
@@ -186,7 +187,7 @@ class EdgeCandidate(Candidate):
     source_name = models.CharField(max_length=255)
     target_name = models.CharField(max_length=255)
     rel_type = models.CharField(max_length=64)
-    data = models.JSONField(default=dict, blank=True)
+    data = models.JSONField(default=dict, blank=True, validators=[no_nul])
     promoted = models.ForeignKey(
         Edge, null=True, blank=True, on_delete=models.SET_NULL, related_name="candidates"
     )

@@ -13,9 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kg import selectors, services
+from kg.api.fields import SourceThought
 from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
 from kg.selectors import visible_edges
+from legacymind.fields import JSONObjectField
 from thoughts.selectors import memories_visible_to
 
 
@@ -38,9 +40,9 @@ class KgEntityInput(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255)
     entity_type = serializers.CharField(max_length=64, default="concept")
     description = serializers.CharField(allow_blank=True, default="")
-    data = serializers.DictField(default=dict)  # type: ignore[assignment]
+    data = JSONObjectField(default=dict)  # type: ignore[assignment]
     aliases = serializers.ListField(child=serializers.CharField(max_length=255), default=list)
-    source_thought_id = serializers.UUIDField(allow_null=True, default=None)
+    source_thought_id = SourceThought(allow_null=True, default=None)
     upsert = serializers.BooleanField(default=True)
 
 
@@ -48,7 +50,7 @@ class KgEntityPatch(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255, required=False)
     entity_type = serializers.CharField(max_length=64, required=False)
     description = serializers.CharField(allow_blank=True, required=False)
-    data = serializers.DictField(required=False)  # type: ignore[assignment]
+    data = JSONObjectField(required=False)  # type: ignore[assignment]
     aliases = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
     significance = serializers.FloatField(min_value=0, max_value=1, required=False)
 
@@ -76,9 +78,9 @@ class KgEdgeInput(serializers.Serializer[Any]):
     source_id = serializers.PrimaryKeyRelatedField(queryset=Entity.objects.all())
     target_id = serializers.PrimaryKeyRelatedField(queryset=Entity.objects.all())
     rel_type = serializers.RegexField(r"^[A-Za-z][\w ]*$", max_length=64)
-    data = serializers.DictField(default=dict)  # type: ignore[assignment]
+    data = JSONObjectField(default=dict)  # type: ignore[assignment]
     confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
-    source_thought_id = serializers.UUIDField(allow_null=True, default=None)
+    source_thought_id = SourceThought(allow_null=True, default=None)
     upsert = serializers.BooleanField(default=True)
 
 
@@ -97,7 +99,7 @@ class KgObservation(serializers.ModelSerializer[Observation]):
 class KgObservationPatch(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255, required=False)
     description = serializers.CharField(allow_blank=True, required=False)
-    data = serializers.DictField(required=False)  # type: ignore[assignment]
+    data = JSONObjectField(required=False)  # type: ignore[assignment]
     entity_id = serializers.PrimaryKeyRelatedField(
         queryset=Entity.objects.all(), allow_null=True, required=False
     )
@@ -106,18 +108,18 @@ class KgObservationPatch(serializers.Serializer[Any]):
 
 class KgEdgePatch(serializers.Serializer[Any]):
     rel_type = serializers.RegexField(r"^[A-Za-z][\w ]*$", max_length=64, required=False)
-    data = serializers.DictField(required=False)  # type: ignore[assignment]
+    data = JSONObjectField(required=False)  # type: ignore[assignment]
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
 
 
 class KgObservationInput(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255)
     description = serializers.CharField(allow_blank=True, default="")
-    data = serializers.DictField(default=dict)  # type: ignore[assignment]
+    data = JSONObjectField(default=dict)  # type: ignore[assignment]
     entity_id = serializers.PrimaryKeyRelatedField(
         queryset=Entity.objects.all(), allow_null=True, default=None
     )
-    source_thought_id = serializers.UUIDField(allow_null=True, default=None)
+    source_thought_id = SourceThought(allow_null=True, default=None)
     confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
     upsert = serializers.BooleanField(default=True)
 
@@ -131,6 +133,14 @@ class _GraphViewSet(
     permission_classes = [ReadOrModerate]
 
 
+def list_filters(request: Request, filters: type[serializers.Serializer[Any]]) -> dict[str, Any]:
+    """A list's query filters, validated: a bad value is a 400 naming it, not a 500 or a quietly
+    empty page."""
+    query = filters(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return dict(query.validated_data)
+
+
 @extend_schema(tags=["kg"])
 class EntityViewSet(_GraphViewSet):
     serializer_class = KgEntity
@@ -139,19 +149,26 @@ class EntityViewSet(_GraphViewSet):
         qs = memories_visible_to(self.request.user, Entity).order_by("name", "id")
         if self.action == "list":
             qs = qs.defer("embedding")  # ~1.5 KB a row that no list shows
-        if q := self.request.query_params.get("q"):
-            qs = qs.filter(name__icontains=q)
-        if entity_type := self.request.query_params.get("entity_type"):
-            qs = qs.filter(entity_type__iexact=entity_type)
+            query = list_filters(self.request, self.Filters)
+            if q := query.get("q"):
+                qs = qs.filter(name__icontains=q)
+            if entity_type := query.get("entity_type"):
+                qs = qs.filter(entity_type__iexact=entity_type)
         return qs
 
-    @extend_schema(parameters=[OpenApiParameter("q", str), OpenApiParameter("entity_type", str)])
+    class Filters(serializers.Serializer[Any]):
+        q = serializers.CharField(
+            max_length=255, required=False, allow_blank=True, help_text="Part of the name."
+        )
+        entity_type = serializers.CharField(max_length=64, required=False, allow_blank=True)
+
+    @extend_schema(parameters=[Filters])
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
     @extend_schema(request=KgEntityInput, responses={201: KgEntity, 200: KgEntity})
     def create(self, request: Request) -> Response:
-        data = KgEntityInput(data=request.data)
+        data = KgEntityInput(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         entity, created = services.entity_upsert(**data.validated_data)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -205,13 +222,22 @@ class ObservationViewSet(_GraphViewSet):
         qs = memories_visible_to(self.request.user, Observation).order_by("-created_at", "-id")
         if self.action == "list":
             qs = qs.defer("embedding")
-        if entity := self.request.query_params.get("entity"):
-            qs = qs.filter(entity_id=entity) if entity.isdigit() else qs.none()
+            if entity := list_filters(self.request, self.Filters).get("entity"):
+                qs = qs.filter(entity_id=entity)
         return qs
+
+    class Filters(serializers.Serializer[Any]):
+        entity = serializers.IntegerField(
+            min_value=1, required=False, help_text="Only this entity's observations."
+        )
+
+    @extend_schema(parameters=[Filters])
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=KgObservationInput, responses={201: KgObservation, 200: KgObservation})
     def create(self, request: Request) -> Response:
-        data = KgObservationInput(data=request.data)
+        data = KgObservationInput(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         entity = values.pop("entity_id")
@@ -244,17 +270,27 @@ class EdgeViewSet(_GraphViewSet):
     def get_queryset(self) -> QuerySet[Edge]:
         qs = visible_edges(self.request.user).order_by("-created_at", "-id")
         qs = qs.defer("source__embedding", "target__embedding")
-        if entity := self.request.query_params.get("entity"):
-            if not entity.isdigit():
-                return qs.none()
-            qs = qs.filter(Q(source_id=entity) | Q(target_id=entity))
-        if rel_type := self.request.query_params.get("rel_type"):
-            qs = qs.filter(rel_type=rel_type)
+        if self.action == "list":
+            query = list_filters(self.request, self.Filters)
+            if entity := query.get("entity"):
+                qs = qs.filter(Q(source_id=entity) | Q(target_id=entity))
+            if rel_type := query.get("rel_type"):
+                qs = qs.filter(rel_type=rel_type)
         return qs
+
+    class Filters(serializers.Serializer[Any]):
+        entity = serializers.IntegerField(
+            min_value=1, required=False, help_text="Edges from or to this entity."
+        )
+        rel_type = serializers.CharField(max_length=64, required=False, allow_blank=True)
+
+    @extend_schema(parameters=[Filters])
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=KgEdgeInput, responses={201: KgEdge, 200: KgEdge})
     def create(self, request: Request) -> Response:
-        data = KgEdgeInput(data=request.data)
+        data = KgEdgeInput(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         edge, created = services.edge_upsert(

@@ -14,6 +14,7 @@ from kg import selectors, services
 from kg.api.permissions import IsModerator
 from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
 from legacymind.errors import NotFound
+from legacymind.pagination import MAX_OFFSET
 
 
 class KgExtractedEntity(serializers.Serializer[Any]):
@@ -135,7 +136,7 @@ class CandidateListView(APIView):
         target = serializers.ChoiceField(choices=selectors.TARGETS, default="mixed")
         min_conf = serializers.FloatField(min_value=0, max_value=1, required=False)
         limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
-        offset = serializers.IntegerField(min_value=0, default=0)
+        offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
         suggest = serializers.BooleanField(default=False)
 
     class KgCandidatePage(serializers.Serializer[Any]):

@@ -44,6 +44,14 @@ def test_missing_integrity_is_409(client):
     envelope(advance(client, data), 409, "integrity_mismatch")
 
 
+@pytest.mark.parametrize("forged", ["é" * 64, "ﬀ", "\U0001f600" + "0" * 63])
+def test_non_ascii_integrity_is_409_not_a_crash(client, forged):
+    # hmac.compare_digest raises TypeError for a str with non-ASCII characters (it was a 500).
+    data = init(client)
+    data["state"]["integrity"] = forged
+    envelope(advance(client, data), 409, "integrity_mismatch")
+
+
 def test_state_signed_with_another_secret_is_409(client, settings):
     data = init(client)
     settings.AGENT_STATE_SECRET = "rotated"

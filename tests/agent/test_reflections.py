@@ -163,6 +163,15 @@ def test_v2_reflection_needs_a_completed_excavation(client):
     assert response.json()["error_code"] == "excavation_incomplete"
 
 
+def test_v2_reflection_with_a_forged_non_ascii_integrity_is_409(client):
+    # The crash schemathesis found: a non-ASCII signature made hmac.compare_digest raise (500).
+    final = excavate(client)[-1]
+    final["state"]["integrity"] = "signé"
+    response = client.post("/v2/reflections", {"state": final["state"]}, format="json")
+    assert response.status_code == 409, response.content
+    assert response.json()["error_code"] == "integrity_mismatch"
+
+
 def test_adapter_parity_v2_probe_to_v3_askuser(client):
     from agent.excavations import probe_to_askuser
 

@@ -123,3 +123,56 @@ def test_only_healthz_schema_docs_and_the_agent_paths_are_public(anon_api, schem
     assert public == PUBLIC_AGENT_PATHS
     for path in ("/healthz", "/api/schema/", "/api/docs/"):
         assert anon_api.get(path).status_code == 200, path
+
+
+def error_schema(schema: dict[str, Any], op: dict[str, Any], status: str) -> dict[str, Any]:
+    content = op["responses"][status]["content"]["application/json"]["schema"]
+    return resolve(schema, content["$ref"])
+
+
+def test_every_operation_documents_the_error_envelope_for_its_shared_statuses(schema):
+    envelope_fields = {"error_code", "detail", "fields"}
+    for path, item in schema["paths"].items():
+        for method, op in item.items():
+            if method not in METHODS or path in ("/api/schema/",):
+                continue
+            name = f"{method.upper()} {path}"
+            documented = set(op["responses"])
+            expected = set()
+            if {} not in op.get("security", []):
+                expected.add("401")
+            if "{" in path:
+                expected.add("404")
+            if (
+                "requestBody" in op
+                or method != "get"
+                or any(p["in"] == "query" for p in op.get("parameters", []))
+            ):
+                expected.add("400")
+            if method != "get":
+                expected.add("403")  # a session request without its CSRF token, at least
+            assert expected <= documented, f"{name}: {sorted(expected - documented)} missing"
+            for status in sorted(expected):
+                if path in PUBLIC_AGENT_PATHS and status != "401":
+                    continue  # the agent documents its own error bodies (spec 004)
+                body = error_schema(schema, op, status)
+                assert set(body["properties"]) == envelope_fields, f"{name} {status}"
+
+
+def test_declared_errors_are_kept_and_throttled_views_document_429(schema):
+    search = schema["paths"]["/api/v1/search"]["post"]["responses"]
+    assert "could not be embedded" in search["503"]["description"]  # the view's own
+    act = schema["paths"]["/v3/agent/act"]["post"]["responses"]
+    assert "429" in act  # rate and budget limits
+
+
+def test_pagination_parameters_are_bounded_in_the_schema(schema):
+    params = {p["name"]: p for p in schema["paths"]["/api/v1/kg/entities/"]["get"]["parameters"]}
+    assert params["limit"]["schema"]["minimum"] == 1
+    assert params["offset"]["schema"] == {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 1_000_000_000,
+        "default": 0,
+    }
+    assert {"q", "entity_type"} <= set(params)

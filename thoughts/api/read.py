@@ -9,34 +9,26 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from legacymind.schema import error
 from thoughts import selectors
 from thoughts.api.read_inputs import ChainInput, SearchInput, ThoughtFilterInput
 from thoughts.models import Thought
 from thoughts.selectors import Chain, ChainNode
 
-
 # --- output -----------------------------------------------------------------------------------
-class ErrorOut(serializers.Serializer[Any]):
-    """The error envelope of ``legacymind.errors``."""
-
-    error_code = serializers.CharField()
-    detail = serializers.CharField()
-    fields = serializers.DictField(help_text="Field name → messages, for 400s.")  # type: ignore[assignment]
-
-
 ERRORS = {
-    400: OpenApiResponse(ErrorOut, description="A parameter is invalid; `fields` names it."),
-    401: OpenApiResponse(ErrorOut, description="Not authenticated."),
+    400: error("A parameter is invalid; `fields` names it."),
+    401: error("Not authenticated."),
 }
-NOT_FOUND = {404: OpenApiResponse(ErrorOut, description="No such thought, or not yours.")}
-EMBEDDING_DOWN = {503: OpenApiResponse(ErrorOut, description="The query could not be embedded.")}
+NOT_FOUND = {404: error("No such thought, or not yours.")}
+EMBEDDING_DOWN = {503: error("The query could not be embedded.")}
 
 
 class ThoughtOut(serializers.ModelSerializer[Thought]):

@@ -1,0 +1,27 @@
+"""Input fields of the KG API."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from rest_framework import serializers
+
+from thoughts.selectors import thoughts_visible_to
+
+
+class SourceThought(serializers.UUIDField):
+    """The id of a thought a memory is drawn from: one of the requester's own thoughts.
+
+    Another user's thought is refused like a missing one, so the field reveals nothing about
+    which ids exist (and nobody can tie a memory to someone else's private thought).
+    """
+
+    default_error_messages = {"unknown": "No thought {value} of yours."}
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        value: uuid.UUID = super().to_internal_value(data)
+        request = self.context.get("request")
+        if request is None or not thoughts_visible_to(request.user).filter(pk=value).exists():
+            self.fail("unknown", value=value)
+        return value

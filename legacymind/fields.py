@@ -1,0 +1,17 @@
+"""Input fields shared by the API's serializers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from legacymind.validators import no_nul
+
+
+class JSONObjectField(serializers.DictField):  # type: ignore[type-arg]
+    """A JSON object of any values that Postgres can store."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(no_nul)
