@@ -108,8 +108,18 @@ def json_error(request: Any, status_code: int, detail: str) -> JsonResponse:
     return JsonResponse(envelope(status_code, detail), status=status_code)
 
 
+def wants_json(request: Any) -> bool:
+    """The API (and the agent's JSON endpoints outside /api/) answers errors in the envelope;
+    pages answer with Django's HTML pages."""
+    return (
+        request.path.startswith("/api/")
+        or request.content_type == "application/json"
+        or "application/json" in request.headers.get("Accept", "")
+    )
+
+
 def handler404(request: Any, exception: Exception | None = None) -> JsonResponse:
-    if request.path.startswith("/api/"):
+    if wants_json(request):
         return json_error(request, 404, "Not found.")
     from django.views.defaults import page_not_found
 
@@ -118,7 +128,7 @@ def handler404(request: Any, exception: Exception | None = None) -> JsonResponse
 
 def handler500(request: Any) -> JsonResponse:
     logger.error("unhandled error on %s", request.path)
-    if request.path.startswith("/api/"):
+    if wants_json(request):
         return json_error(request, 500, "Internal server error.")
     from django.views.defaults import server_error
 

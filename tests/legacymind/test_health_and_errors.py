@@ -166,3 +166,35 @@ def test_404_outside_the_api_stays_a_page(client):
     response = client.get("/no-such-page/")
     assert response.status_code == 404
     assert not response["Content-Type"].startswith("application/json")
+
+
+@pytest.mark.urls("tests.support.crash_urls")
+@pytest.mark.parametrize(
+    "path, headers",
+    [
+        ("/api/v1/crash", {}),
+        # The agent's JSON endpoints live outside /api/ (the original service's paths).
+        ("/v3/crash", {"CONTENT_TYPE": "application/json"}),
+        ("/v3/crash", {"HTTP_ACCEPT": "application/json"}),
+    ],
+)
+def test_an_unhandled_error_is_a_500_envelope_without_its_details(settings, path, headers, caplog):
+    from django.test import Client
+
+    settings.DEBUG = False
+    response = Client(raise_request_exception=False).generic("POST", path, "{}", **headers)
+    body = assert_envelope(response, 500, "error")
+    assert body["detail"] == "Internal server error."
+    assert "secret-detail" not in response.content.decode()
+    assert any("unhandled error on " + path in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.urls("tests.support.crash_urls")
+def test_an_unhandled_error_on_a_page_is_the_html_500_page(settings):
+    from django.test import Client
+
+    settings.DEBUG = False
+    response = Client(raise_request_exception=False).get("/pages/crash")
+    assert response.status_code == 500
+    assert response["Content-Type"].startswith("text/html")
+    assert "secret-detail" not in response.content.decode()
