@@ -202,6 +202,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # One name per choice set that several fields share (otherwise suffixes like B1bEnum).
+    "ENUM_NAME_OVERRIDES": {
+        "AgentExitReasonEnum": ["threshold", "epsilon", "budget", "guardrail"],
+        "ReflectionFrameworkEnum": [
+            "buddhism",
+            "stoicism",
+            "existentialism",
+            "neoadlerianism",
+            "other",
+        ],
+        "MemoryKindEnum": ["entity", "observation"],
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [

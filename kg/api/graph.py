@@ -18,6 +18,7 @@ from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
 from kg.selectors import visible_edges
 from legacymind.fields import JSONObjectField
+from legacymind.schema import error
 from thoughts.selectors import memories_visible_to
 
 
@@ -331,7 +332,14 @@ class SearchView(APIView):
         )
         top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
 
-    @extend_schema(tags=["kg"], parameters=[Query], responses=KgSearchHit(many=True))
+    @extend_schema(
+        tags=["kg"],
+        parameters=[Query],
+        responses={
+            200: KgSearchHit(many=True),
+            503: error("The query could not be embedded."),
+        },
+    )
     def get(self, request: Request) -> Response:
         query = self.Query(data=request.query_params)
         query.is_valid(raise_exception=True)

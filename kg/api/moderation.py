@@ -15,6 +15,7 @@ from kg.api.permissions import IsModerator
 from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
 from legacymind.errors import NotFound
 from legacymind.pagination import MAX_OFFSET
+from legacymind.schema import error
 
 
 class KgExtractedEntity(serializers.Serializer[Any]):
@@ -52,7 +53,15 @@ class ExtractView(APIView):
         dry_run = serializers.BooleanField(default=False)
         thought_id = serializers.UUIDField(required=False, allow_null=True, default=None)
 
-    @extend_schema(tags=["kg"], request=KgExtractInput, responses=KgExtractOutput)
+    @extend_schema(
+        tags=["kg"],
+        request=KgExtractInput,
+        responses={
+            200: KgExtractOutput,
+            404: error("thought_id names no thought of yours."),
+            503: error("No extraction provider could answer."),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.KgExtractInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -208,7 +217,7 @@ class DecideView(APIView):
     permission_classes = [IsModerator]
 
     class KgDecideInput(serializers.Serializer[Any]):
-        items = KgDecisionItem(many=True, allow_empty=False, max_length=200)  # type: ignore[call-arg]
+        items = KgDecisionItem(many=True, allow_empty=False, min_length=1, max_length=200)  # type: ignore[call-arg]
         dry_run = serializers.BooleanField(default=False)
 
     class KgDecideOutput(serializers.Serializer[Any]):

@@ -11,6 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from legacymind.schema import error
+from thoughts.api.think_out import ThinkOut
 from thoughts.services import ThinkResult, thought_think
 from thoughts.think.continuity import thought_ref
 from thoughts.think.params import think_params
@@ -31,6 +33,23 @@ class LenientNumber(serializers.Field):  # type: ignore[type-arg]
         return value
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "minLength": 1,
+        "description": "The thought: not blank, at most 100 KB of UTF-8.",
+    }
+)
+class ContentField(serializers.CharField):
+    """Blank and oversize content are refused by ``think_params`` with the spec's messages; the
+    schema states the same rule."""
+
+    def run_validation(self, data: Any = serializers.empty) -> Any:
+        if data == "":
+            return data  # to think_params, which says "must not be empty" as for whitespace
+        return super().run_validation(data)
+
+
 def _text(**kwargs: Any) -> serializers.CharField:
     return serializers.CharField(
         required=False, allow_null=True, allow_blank=True, trim_whitespace=False, **kwargs
@@ -41,8 +60,8 @@ class ThinkView(APIView):
     """Store a thought: choose its mode, embed it, link it, inject memories, verify a
     hypothesis, and (when enabled) run the cognitive frameworks."""
 
-    class Input(serializers.Serializer[Any]):
-        content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    class ThinkInput(serializers.Serializer[Any]):
+        content = ContentField(trim_whitespace=False)
         hint = _text()
         injection_scale = LenientNumber(required=False, allow_null=True)
         tags = serializers.ListField(
@@ -70,9 +89,16 @@ class ThinkView(APIView):
         is_private = serializers.BooleanField(required=False, default=False)
         thought_id = _text()
 
-    @extend_schema(request=Input, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(
+        request=ThinkInput,
+        responses={
+            201: ThinkOut,
+            409: error("thought_id names a thought that exists already."),
+            503: error("The content could not be embedded; nothing was stored."),
+        },
+    )
     def post(self, request: Request) -> Response:
-        data = self.Input(data=request.data)
+        data = self.ThinkInput(data=request.data)
         data.is_valid(raise_exception=True)
         params = think_params(**data.validated_data)
         result = thought_think(owner=request.user, params=params)
