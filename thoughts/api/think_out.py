@@ -69,24 +69,24 @@ class ThinkTelemetryOut(serializers.Serializer[Any]):
     timings_ms = serializers.DictField(required=False, help_text="With verbose_analysis.")
 
 
-class ThinkInjectedOut(serializers.Serializer[Any]):
+class _MemoryOut(serializers.Serializer[Any]):
+    """What injection and verification both say of a KG memory."""
+
     id = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=["entity", "observation"])
-    ref = serializers.CharField()
+    ref = serializers.CharField(help_text="kge:<id> or kgo:<id>.")
     name = serializers.CharField()
     similarity = serializers.FloatField()
+
+
+class ThinkInjectedOut(_MemoryOut):
     score = serializers.FloatField(help_text="Orbital relevance: similarity, recency, ...")
     rank = serializers.IntegerField()
     reason = serializers.ChoiceField(choices=["threshold", "floor"])
 
 
-class ThinkEvidenceOut(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=["entity", "observation"])
-    ref = serializers.CharField()
-    name = serializers.CharField()
+class ThinkEvidenceOut(_MemoryOut):
     text = serializers.CharField()
-    similarity = serializers.FloatField()
     matched_pattern = serializers.CharField(allow_null=True)
 
 
