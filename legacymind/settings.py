@@ -50,6 +50,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Serves collected static files (admin, Swagger UI) under gunicorn, where Django does not.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "legacymind.middleware.RefuseNulInQuery",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

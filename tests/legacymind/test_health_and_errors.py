@@ -198,3 +198,30 @@ def test_an_unhandled_error_on_a_page_is_the_html_500_page(settings):
     assert response.status_code == 500
     assert response["Content-Type"].startswith("text/html")
     assert "secret-detail" not in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/kg/entity/?entity_type=%00",  # an admin list filter: was a 500
+        "/admin/kg/entity/?q=a%00b",
+        "/admin/thoughts/thought/?%00=1",
+    ],
+)
+def test_a_nul_character_in_the_query_is_a_400_in_the_admin(admin_client, url):
+    response = admin_client.get(url)
+    assert response.status_code == 400
+    assert "Null characters are not allowed." in response.content.decode()
+
+
+def test_a_nul_character_in_the_query_is_a_400_envelope_naming_the_parameter(api):
+    response = api.get("/api/v1/thoughts/?session_id=s%00&chain_id=ok&tags=a%00")
+    body = assert_envelope(response, 400, "invalid")
+    assert sorted(body["fields"]) == ["session_id", "tags"]
+
+
+def test_queries_without_nul_pass_through(api):
+    # %2500 is a literal "%00" text, not a NUL character.
+    response = api.get("/api/v1/thoughts/?session_id=%2500")
+    assert response.status_code == 200
+    assert response.json()["results"] == []

@@ -1,0 +1,43 @@
+"""Request checks that every view shares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+
+from legacymind.errors import envelope, wants_json
+
+NUL_MESSAGE = "Null characters are not allowed."
+
+
+class RefuseNulInQuery:
+    """A query string with U+0000 in a name or value is a 400 before any view runs.
+
+    Postgres can neither store nor compare NUL, so such a value reaching a lookup failed in the
+    database as a 500: in the admin's list filters (``?entity_type=%00``) as in any API filter a
+    view forgot to validate. No real request carries one.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        query = request.META.get("QUERY_STRING", "")
+        if "%00" in query or "\x00" in query:
+            bad = sorted(
+                name or "query"
+                for name, values in request.GET.lists()
+                if "\x00" in name or any("\x00" in v for v in values)
+            )
+            if bad:
+                return _refuse(request, bad)
+        return self.get_response(request)
+
+
+def _refuse(request: HttpRequest, names: list[str]) -> HttpResponse:
+    if wants_json(request):
+        fields = {name.replace("\x00", "\\0"): [NUL_MESSAGE] for name in names}
+        body = envelope(400, f"Invalid input. {NUL_MESSAGE}", code="invalid", fields=fields)
+        return JsonResponse(body, status=400)
+    return HttpResponseBadRequest(NUL_MESSAGE, content_type="text/plain; charset=utf-8")
