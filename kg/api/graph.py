@@ -125,6 +125,9 @@ class KgObservationInput(serializers.Serializer[Any]):
     upsert = serializers.BooleanField(default=True)
 
 
+CONFLICT = {409: error("Another row has this natural key (create with upsert false, or a rename).")}
+
+
 class _GraphViewSet(
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -167,7 +170,7 @@ class EntityViewSet(_GraphViewSet):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(request=KgEntityInput, responses={201: KgEntity, 200: KgEntity})
+    @extend_schema(request=KgEntityInput, responses={201: KgEntity, 200: KgEntity, **CONFLICT})
     def create(self, request: Request) -> Response:
         data = KgEntityInput(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
@@ -175,14 +178,14 @@ class EntityViewSet(_GraphViewSet):
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(KgEntity(entity).data, status=code)
 
-    @extend_schema(request=KgEntityPatch, responses=KgEntity)
+    @extend_schema(request=KgEntityPatch, responses={200: KgEntity, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
         data = KgEntityPatch(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         entity = services.entity_update(entity=self.get_object(), **data.validated_data)
         return Response(KgEntity(entity).data)
 
-    @extend_schema(request=KgEntityPatch, responses=KgEntity)
+    @extend_schema(request=KgEntityPatch, responses={200: KgEntity, **CONFLICT})
     def update(self, request: Request, pk: str) -> Response:
         return self.partial_update(request, pk)
 
@@ -236,7 +239,9 @@ class ObservationViewSet(_GraphViewSet):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(request=KgObservationInput, responses={201: KgObservation, 200: KgObservation})
+    @extend_schema(
+        request=KgObservationInput, responses={201: KgObservation, 200: KgObservation, **CONFLICT}
+    )
     def create(self, request: Request) -> Response:
         data = KgObservationInput(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
@@ -248,7 +253,7 @@ class ObservationViewSet(_GraphViewSet):
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(KgObservation(obs).data, status=code)
 
-    @extend_schema(request=KgObservationPatch, responses=KgObservation)
+    @extend_schema(request=KgObservationPatch, responses={200: KgObservation, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
         data = KgObservationPatch(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
@@ -259,7 +264,7 @@ class ObservationViewSet(_GraphViewSet):
         obs = services.observation_update(observation=self.get_object(), **changes)
         return Response(KgObservation(obs).data)
 
-    @extend_schema(request=KgObservationPatch, responses=KgObservation)
+    @extend_schema(request=KgObservationPatch, responses={200: KgObservation, **CONFLICT})
     def update(self, request: Request, pk: str) -> Response:
         return self.partial_update(request, pk)
 
@@ -289,7 +294,7 @@ class EdgeViewSet(_GraphViewSet):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(request=KgEdgeInput, responses={201: KgEdge, 200: KgEdge})
+    @extend_schema(request=KgEdgeInput, responses={201: KgEdge, 200: KgEdge, **CONFLICT})
     def create(self, request: Request) -> Response:
         data = KgEdgeInput(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
@@ -301,14 +306,14 @@ class EdgeViewSet(_GraphViewSet):
         edge = Edge.objects.select_related("source", "target").get(pk=edge.pk)
         return Response(KgEdge(edge).data, status=code)
 
-    @extend_schema(request=KgEdgePatch, responses=KgEdge)
+    @extend_schema(request=KgEdgePatch, responses={200: KgEdge, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
         data = KgEdgePatch(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         edge = services.edge_update(edge=self.get_object(), **data.validated_data)
         return Response(KgEdge(edge).data)
 
-    @extend_schema(request=KgEdgePatch, responses=KgEdge)
+    @extend_schema(request=KgEdgePatch, responses={200: KgEdge, **CONFLICT})
     def update(self, request: Request, pk: str) -> Response:
         return self.partial_update(request, pk)
 

@@ -176,3 +176,30 @@ def test_pagination_parameters_are_bounded_in_the_schema(schema):
         "default": 0,
     }
     assert {"q", "entity_type"} <= set(params)
+
+
+def test_no_schema_is_ambiguous_about_null(schema):
+    # oneOf [{}, {type: null}] (a nullable JSONField) rejects null, which matches both branches.
+    def walk(node: Any, path: str) -> list[str]:
+        found = []
+        if isinstance(node, dict):
+            if {} in node.get("oneOf", []):
+                found.append(path)
+            for key, value in node.items():
+                found += walk(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                found += walk(value, f"{path}/{i}")
+        return found
+
+    assert walk(schema, "") == []
+
+
+def test_kg_writes_document_the_natural_key_conflict(schema):
+    for path, method in [
+        ("/api/v1/kg/entities/", "post"),
+        ("/api/v1/kg/entities/{id}/", "patch"),
+        ("/api/v1/kg/observations/{id}/", "put"),
+        ("/api/v1/kg/edges/", "post"),
+    ]:
+        assert "409" in schema["paths"][path][method]["responses"], (method, path)

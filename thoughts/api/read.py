@@ -81,6 +81,9 @@ class InjectedMemoryOut(serializers.Serializer[Any]):
 
 
 class ThoughtDetailOut(ThoughtOut):
+    # Declared: the model's JSONFields map to an ambiguous schema (oneOf: any, null).
+    framework_analysis = serializers.DictField(allow_null=True, read_only=True)
+    verification = serializers.DictField(allow_null=True, read_only=True)
     embedding = serializers.SerializerMethodField()
     links = serializers.SerializerMethodField()
     injected_memories = serializers.SerializerMethodField()
