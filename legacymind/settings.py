@@ -11,6 +11,7 @@ from django.core.exceptions import ImproperlyConfigured
 from legacymind.conf.env import env_choice as _choice
 from legacymind.conf.env import env_float as _number
 from legacymind.conf.env import env_int as _integer
+from legacymind.conf.env import env_rate as _rate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -187,11 +188,14 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "legacymind.schema.AutoSchema",
     "EXCEPTION_HANDLER": "legacymind.errors.exception_handler",
-    "DEFAULT_THROTTLE_RATES": {
-        "user": env.str("API_THROTTLE_USER", default="1000/hour"),
-        "anon": env.str("API_THROTTLE_ANON", default="60/hour"),
-    },
+    "DEFAULT_THROTTLE_CLASSES": [
+        "legacymind.throttles.UserThrottle",
+        "legacymind.throttles.AnonThrottle",
+    ],
 }
+# Request rates (N/second|minute|hour|day) per user and per anonymous address; unset: no limit.
+API_THROTTLE_USER = _rate("API_THROTTLE_USER")
+API_THROTTLE_ANON = _rate("API_THROTTLE_ANON")
 SPECTACULAR_SETTINGS = {
     "TITLE": "LegacyMind API",
     "DESCRIPTION": "Persistent, searchable memory of thinking: thoughts, knowledge graph, "

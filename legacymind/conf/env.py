@@ -44,3 +44,20 @@ def env_bool(name: str, default: bool) -> bool:
     if raw in ("0", "false", "no", "off"):
         return False
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
+
+
+_PERIODS = ("s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day")
+
+
+def env_rate(name: str) -> str:
+    """A DRF rate such as ``100/minute``, or "" for none; a malformed one fails at start-up
+    (DRF would only fail at the first request)."""
+    raw = env.str(name, default="").strip()
+    if not raw:
+        return ""
+    count, _, period = raw.partition("/")
+    if not count.isdecimal() or int(count) < 1 or period.lower() not in _PERIODS:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not a rate like 100/minute (N/second|minute|hour|day)"
+        )
+    return f"{int(count)}/{period.lower()}"
