@@ -87,3 +87,32 @@ def test_thought_extraction_runs_as_a_task_on_commit(django_capture_on_commit_ca
 def test_auto_extract_can_be_turned_off(settings):
     settings.KG_AUTO_EXTRACT = False
     assert thought_extract_on_commit(thought_id="00000000-0000-0000-0000-000000000000") is False
+
+
+def test_kg_moderate_ids_reach_past_the_first_page(moderator):
+    # --ids used to pick only among the page --limit/--offset selected: a later id was skipped
+    # silently ("0 of 0 candidate(s)").
+    candidates = [EntityCandidateFactory(name=f"name {i}") for i in range(3)]
+    oldest = candidates[0]
+    out, _ = run(
+        "kg_moderate", "reject", "--target", "entity", "--ids", str(oldest.pk), "--limit", "1"
+    )
+    assert "reject: 1 of 1 candidate(s)" in out
+    oldest.refresh_from_db()
+    assert oldest.status == "rejected"
+    assert EntityCandidate.objects.filter(status="pending").count() == 2
+
+
+def test_kg_moderate_names_ids_it_cannot_find(moderator):
+    cand = EntityCandidateFactory()
+    with pytest.raises(CommandError, match=r"--ids not found among entity candidates .*: 999999"):
+        run("kg_moderate", "approve", "--target", "entity", "--ids", f"{cand.pk},999999")
+    cand.refresh_from_db()
+    assert cand.status == "pending"  # nothing decided when one id is wrong
+    with pytest.raises(CommandError, match="positive"):
+        run("kg_moderate", "approve", "--ids", "99999999999999999999")
+
+
+def test_kg_moderate_refuses_an_offset_past_the_bound():
+    with pytest.raises(CommandError, match="--offset"):
+        run("kg_moderate", "list", "--offset", "99999999999999999999")
