@@ -33,3 +33,32 @@ def test_the_wsgi_application_freezes_its_startup_objects():
     is_app, frozen, tracked = out.stdout.split()
     assert (is_app, frozen) == ("True", "True")
     assert int(tracked) < 10_000
+
+
+def test_the_wsgi_application_loads_the_local_model_before_the_first_request():
+    # The first think after a start took 9.7 s while the model loaded; now the process loads it
+    # while it starts (before gunicorn or runserver hands it a request).
+    out = settings_process(
+        "import legacymind.wsgi; from legacymind.providers import embeddings as e; "
+        "p = e.get_provider(); print(p.name, p._model is not None)",
+        EMBEDDING_PROVIDER="local",
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["local", "True"]
+    assert "embedding model all-MiniLM-L6-v2 loaded in" in out.stderr
+
+
+def test_the_wsgi_application_starts_when_the_model_cannot_load(tmp_path):
+    # A model that cannot load must not stop the web process: healthz and the pages still
+    # answer, and requests that embed give 503. A broken sentence-transformers install stands
+    # in for it (a package of that name first on the path, failing at import).
+    (tmp_path / "sentence_transformers.py").write_text("raise ImportError('broken install')\n")
+    out = settings_process(
+        "import legacymind.wsgi as w; print(callable(w.application))",
+        EMBEDDING_PROVIDER="local",
+        PYTHONPATH=str(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
+    assert "embedding model not loaded at start-up" in out.stderr
+    assert "broken install" in out.stderr
