@@ -23,10 +23,7 @@ from thoughts.models import Thought
 from thoughts.selectors import Chain, ChainNode
 
 # --- output -----------------------------------------------------------------------------------
-ERRORS = {
-    400: error("A parameter is invalid; `fields` names it."),
-    401: error("Not authenticated."),
-}
+# 400 and 401 come from legacymind.schema.AutoSchema, like every view's; these say more.
 NOT_FOUND = {404: error("No such thought, or not yours.")}
 EMBEDDING_DOWN = {503: error("The query could not be embedded.")}
 
@@ -210,9 +207,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     serializer_class = ThoughtOut
     lookup_value_regex = "[^/]+"
 
-    @extend_schema(
-        parameters=[ThoughtFilterInput], responses={200: ThoughtOut(many=True), **ERRORS}
-    )
+    @extend_schema(parameters=[ThoughtFilterInput], responses={200: ThoughtOut(many=True)})
     def list(self, request: Request) -> Response:
         query = ThoughtFilterInput(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -220,7 +215,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(ThoughtOut(page, many=True).data)
 
-    @extend_schema(responses={200: ThoughtDetailOut, **ERRORS, **NOT_FOUND})
+    @extend_schema(responses={200: ThoughtDetailOut, **NOT_FOUND})
     def retrieve(self, request: Request, pk: str) -> Response:
         thought = selectors.thought_get(user=request.user, thought_id=pk)
         context = {
@@ -229,7 +224,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         }
         return Response(ThoughtDetailOut(thought, context=context).data)
 
-    @extend_schema(parameters=[ChainInput], responses={200: ChainOut, **ERRORS, **NOT_FOUND})
+    @extend_schema(parameters=[ChainInput], responses={200: ChainOut, **NOT_FOUND})
     @action(detail=True, methods=["get"])
     def chain(self, request: Request, pk: str) -> Response:
         query = ChainInput(data=request.query_params)
@@ -267,7 +262,7 @@ def _thought_hit(hit: selectors.Hit) -> dict[str, Any]:
 class SearchView(APIView):
     """``legacymind_search``: KG memories and, on request, your thoughts nearest to a text."""
 
-    @extend_schema(request=SearchInput, responses={200: SearchOut, **ERRORS, **EMBEDDING_DOWN})
+    @extend_schema(request=SearchInput, responses={200: SearchOut, **EMBEDDING_DOWN})
     def post(self, request: Request) -> Response:
         data = SearchInput(data=request.data)
         data.is_valid(raise_exception=True)
