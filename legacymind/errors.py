@@ -104,8 +104,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
-def json_error(request: Any, status_code: int, detail: str) -> JsonResponse:
-    return JsonResponse(envelope(status_code, detail), status=status_code)
+def json_error(request: Any, status_code: int, detail: str, *, fields: Any = None) -> JsonResponse:
+    return JsonResponse(envelope(status_code, detail, fields=fields), status=status_code)
 
 
 def wants_json(request: Any) -> bool:

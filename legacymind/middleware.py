@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
-from legacymind.errors import envelope, wants_json
-
-NUL_MESSAGE = "Null characters are not allowed."
+from legacymind.errors import json_error, wants_json
+from legacymind.validators import NUL_MESSAGE
 
 
 class RefuseNulInQuery:
@@ -38,6 +37,5 @@ class RefuseNulInQuery:
 def _refuse(request: HttpRequest, names: list[str]) -> HttpResponse:
     if wants_json(request):
         fields = {name.replace("\x00", "\\0"): [NUL_MESSAGE] for name in names}
-        body = envelope(400, f"Invalid input. {NUL_MESSAGE}", code="invalid", fields=fields)
-        return JsonResponse(body, status=400)
+        return json_error(request, 400, f"Invalid input. {NUL_MESSAGE}", fields=fields)
     return HttpResponseBadRequest(NUL_MESSAGE, content_type="text/plain; charset=utf-8")

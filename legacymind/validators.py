@@ -6,6 +6,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+NUL_MESSAGE = "Null characters are not allowed."  # DRF's CharField says the same
+
 
 def no_nul(value: Any) -> None:
     """Refuse a JSON value with a NUL character in any key or string, at any depth.
@@ -18,7 +20,7 @@ def no_nul(value: Any) -> None:
         item = pending.pop()
         if isinstance(item, str):
             if "\x00" in item:
-                raise ValidationError("Null characters are not allowed.", code="null_characters")
+                raise ValidationError(NUL_MESSAGE, code="null_characters")
         elif isinstance(item, dict):
             pending.extend(item.keys())
             pending.extend(item.values())
