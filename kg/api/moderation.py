@@ -16,6 +16,7 @@ from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
 from legacymind.errors import NotFound
 from legacymind.pagination import MAX_OFFSET
 from legacymind.schema import error
+from thoughts.selectors import thoughts_visible_to
 
 
 class KgExtractedEntity(serializers.Serializer[Any]):
@@ -66,12 +67,10 @@ class ExtractView(APIView):
         data = self.KgExtractInput(data=request.data)
         data.is_valid(raise_exception=True)
         thought_id = data.validated_data["thought_id"]
-        if thought_id is not None:
-            from thoughts.models import Thought
-
-            owner = request.user.pk
-            if not Thought.objects.filter(id=thought_id, owner_id=owner).exists():
-                raise NotFound(f"thought {thought_id} does not exist")
+        # Another user's thought reads like a missing one (the one visibility rule).
+        mine = thoughts_visible_to(request.user)
+        if thought_id is not None and not mine.filter(pk=thought_id).exists():
+            raise NotFound(f"thought {thought_id} does not exist")
         result, staged = services.text_extract(
             text=data.validated_data["text"],
             dry_run=data.validated_data["dry_run"],
