@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models.functions import Lower
 
 from legacymind.validators import no_nul
-from legacymind.vectors import EmbeddedModel, hnsw_indexes
+from legacymind.vectors import EmbeddedModel, embedding_indexes
 
 
 class Memory(EmbeddedModel):
@@ -46,7 +46,7 @@ class Entity(Memory):
         ]
         indexes = [
             models.Index(fields=["name", "entity_type"], name="kg_entity_name_type_idx"),
-            *hnsw_indexes("kg_entity"),
+            *embedding_indexes("kg_entity"),
         ]
 
     def __str__(self) -> str:
@@ -86,7 +86,7 @@ class Observation(Memory):
                 nulls_distinct=False,
             )
         ]
-        indexes = hnsw_indexes("kg_obs")
+        indexes = embedding_indexes("kg_obs")
 
     def __str__(self) -> str:
         return self.name

@@ -30,12 +30,24 @@ class EmbeddedModel(models.Model):
 
     embedding = VectorField(null=True, blank=True)
     embedding_provider = models.CharField(max_length=32, null=True, blank=True)
-    embedding_model = models.CharField(max_length=128, null=True, blank=True, db_index=True)
+    # Indexed by ``embedding_indexes`` as a plain btree: ``db_index`` would add a second,
+    # ``varchar_pattern_ops`` copy for LIKE that no query uses, and every reembed update of the
+    # column (never HOT: it is indexed) writes an entry into each.
+    embedding_model = models.CharField(max_length=128, null=True, blank=True)
     embedding_dim = models.PositiveIntegerField(null=True, blank=True, db_index=True)
     embedded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         abstract = True
+
+
+def embedding_indexes(prefix: str) -> list[models.Index]:
+    """The embedded table's indexes: ``embedding_model`` (the stale-row filter of reembed and
+    the model filter of searches) and the partial HNSW indexes (``hnsw_indexes``)."""
+    return [
+        models.Index(fields=["embedding_model"], name=f"{prefix}_model_idx"),
+        *hnsw_indexes(prefix),
+    ]
 
 
 def hnsw_indexes(prefix: str) -> list[models.Index]:

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
-from legacymind.vectors import EmbeddedModel, hnsw_indexes
+from legacymind.vectors import EmbeddedModel, embedding_indexes
 
 
 class Thought(EmbeddedModel):
@@ -25,7 +25,10 @@ class Thought(EmbeddedModel):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="thoughts"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="thoughts",
+        db_index=False,  # thought_owner_idx (owner, created_at) serves every owner lookup
     )
     content = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -78,7 +81,7 @@ class Thought(EmbeddedModel):
             models.Index(fields=["session_id", "created_at"], name="thought_session_idx"),
             models.Index(fields=["chain_id", "created_at"], name="thought_chain_idx"),
             models.Index(fields=["owner", "created_at"], name="thought_owner_idx"),
-            *hnsw_indexes("thought"),
+            *embedding_indexes("thought"),
         ]
 
     def __str__(self) -> str:
