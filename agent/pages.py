@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
@@ -17,20 +18,17 @@ from legacymind.errors import ServiceError
 MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
 
 
-def _client(request: HttpRequest) -> str:
-    if request.user.is_authenticated:
-        return f"user:{request.user.pk}"
-    return "addr:" + request.META.get("REMOTE_ADDR", "unknown")
-
-
+@login_required
 @require_GET
 def journal(request: HttpRequest) -> HttpResponse:
     return render(request, "agent/journal.html", {})
 
 
+@login_required
 @require_POST
 def journal_act(request: HttpRequest) -> HttpResponse:
-    client = _client(request)
+    # Rate and budget guards count per user, as the API does (agent.views.client_id).
+    client = f"user:{request.user.pk}"
     try:
         if request.POST.get("state"):
             data: dict[str, Any] = {"mode": "continue", "state": json.loads(request.POST["state"])}

@@ -37,6 +37,7 @@ django.setup()
 
 import numpy as np  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.contrib.auth.models import User  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
@@ -45,6 +46,15 @@ from legacymind.providers.embeddings import get_provider  # noqa: E402
 DATA = ROOT.parent / "shared" / "datasets"
 NOT_SURE = "Not sure / something else"
 MARGIN = 0.03  # the writer says "not sure" when its two best options are this close
+
+
+def signed_in() -> APIClient:
+    """A client signed in as the bench's writer (the agent needs a login). The user is never
+    saved: authentication is forced, so the bench writes nothing into the dev database, and
+    it skips the token lookup, as the anonymous calls it replaced did."""
+    client = APIClient()
+    client.force_authenticate(User(pk=0, username="crux-bench"))
+    return client
 
 
 def embed(texts: list[str]) -> np.ndarray:
@@ -221,7 +231,7 @@ def run_policy(
 ) -> dict:
     rows = []
     with override_settings(AGENT_POLICY=policy):
-        client = APIClient()
+        client = signed_in()
         # Each play draws fresh state ids, so turn seeds (and tie-breaks) differ between repeats.
         for _ in range(repeat):
             for index, item in enumerate(items):
@@ -266,7 +276,7 @@ def run_policy(
 
 
 def run_safety(items: list[dict[str, Any]], dev: list[dict[str, Any]]) -> dict:
-    client = APIClient()
+    client = signed_in()
     fired: dict[str, list[bool]] = defaultdict(list)
     for item in items + dev:
         data = client.post(

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -45,8 +46,12 @@ def agent_cache(db: None) -> Iterator[None]:
 
 
 @pytest.fixture
-def client(agent_cache: None) -> APIClient:
-    return APIClient()
+def client(agent_cache: None, user: User) -> APIClient:
+    """A signed-in writer (a session, as the browser pages have): every journaling endpoint
+    and page needs a login."""
+    api = APIClient()
+    api.force_login(user)
+    return api
 
 
 def load(name: str) -> list[dict[str, Any]]:

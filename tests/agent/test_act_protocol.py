@@ -161,22 +161,23 @@ def test_continue_is_deterministic_for_the_same_state(client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_parallel_continues_from_two_processes_one_wins(live_server, agent_cache):
-    from rest_framework.test import APIClient
+def test_parallel_continues_from_two_processes_one_wins(live_server, client, user):
+    from rest_framework.authtoken.models import Token
 
-    data = init(APIClient(), MIXED_ENTRY)  # its first action is an internal step
+    data = init(client, MIXED_ENTRY)  # its first action is an internal step
     body = json.dumps({"mode": "continue", "state": data["state"], "user_event": None})
+    token = Token.objects.create(user=user).key
     script = (
         "import sys, urllib.request, urllib.error\n"
         "req = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), "
-        "headers={'Content-Type': 'application/json'})\n"
+        "headers={'Content-Type': 'application/json', 'Authorization': 'Token ' + sys.argv[3]})\n"
         "try:\n print(urllib.request.urlopen(req, timeout=30).status)\n"
         "except urllib.error.HTTPError as e:\n print(e.code, e.read().decode())\n"
     )
     url = live_server.url + "/v3/agent/act"
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", script, url, body], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", script, url, body, token], stdout=subprocess.PIPE, text=True
         )
         for _ in range(2)
     ]

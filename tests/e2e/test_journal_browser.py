@@ -44,13 +44,28 @@ def page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         browser.close()
 
 
+def _sign_in(page: Any, live_server: Any) -> None:
+    """The journal needs a login: the browser is sent to the sign-in form and back."""
+    from django.contrib.auth.models import User
+
+    User.objects.create_user("writer", password="correct horse battery")
+    page.goto(live_server.url + "/journal/")
+    assert page.url == live_server.url + "/accounts/login/?next=/journal/"
+    page.fill("#id_username", "writer")
+    page.fill("#id_password", "correct horse battery")
+    page.click("#sign-in-submit")
+    page.wait_for_selector("#entry")
+    assert page.url == live_server.url + "/journal/"
+    assert page.locator("#signed-in").inner_text() == "writer"
+
+
 def test_write_entry_answer_questions_and_see_the_crux(
     page: Any, live_server: Any, settings: Any
 ) -> None:
     # The agent's answer model compares options and cruxes by meaning: the real sentence model.
     settings.EMBEDDING_PROVIDER = "local"
     embeddings._cached.cache_clear()
-    page.goto(live_server.url + "/journal/")
+    _sign_in(page, live_server)
     page.fill("#entry", ENTRY)
     page.click("#start")
     page.wait_for_selector("#question")
@@ -70,7 +85,7 @@ def test_write_entry_answer_questions_and_see_the_crux(
 
 
 def test_free_text_answer_and_distress_in_the_browser(page: Any, live_server: Any) -> None:
-    page.goto(live_server.url + "/journal/")
+    _sign_in(page, live_server)
     page.fill("#entry", ENTRY)
     page.click("#start")
     page.wait_for_selector("#question")

@@ -129,13 +129,13 @@ def test_405_for_a_method_the_endpoint_does_not_have(mod_api):
     assert "GET" in body["detail"]
 
 
-def test_429_when_the_agent_rate_is_exceeded(anon_api, settings):
+def test_429_when_the_agent_rate_is_exceeded(api, settings):
     settings.AGENT_RATE_PER_MINUTE = 1
     entry = {"journal_entry": {"text": "I keep saying yes to meetings I do not want."}}
     statuses = []
     # Three calls: at most one minute boundary falls between them.
     for _ in range(3):
-        response = anon_api.post("/reflections", entry, format="json")
+        response = api.post("/reflections", entry, format="json")
         statuses.append(response.status_code)
         if response.status_code == 429:
             break

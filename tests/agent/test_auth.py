@@ -1,0 +1,104 @@
+"""The journaling agent needs a login, like every API but health and schema: the API answers
+401 without one, the pages send the browser to the sign-in page, and the guards count turns
+per user."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from prometheus_client import REGISTRY
+from rest_framework.test import APIClient
+
+from .conftest import act
+
+ENTRY = {"text": "I keep saying yes to every request at work and I am exhausted by evening."}
+API_POSTS = [
+    ("/v3/agent/act", {"mode": "init", "journal_entry": ENTRY}),
+    ("/reflections", {"journal_entry": ENTRY}),
+    ("/excavations", {"mode": "init", "journal_entry": ENTRY}),
+    ("/v2/reflections", {"state": {}}),
+]
+
+
+def _turns() -> float:
+    """Turns served so far, over every mode label."""
+    return sum(
+        sample.value
+        for metric in REGISTRY.collect()
+        for sample in metric.samples
+        if sample.name == "agent_turns_total"
+    )
+
+
+@pytest.mark.parametrize(("path", "body"), API_POSTS, ids=[p for p, _ in API_POSTS])
+def test_agent_api_without_credentials_is_401_and_runs_nothing(agent_cache, path, body):
+    before = _turns()
+    response = APIClient().post(path, body, format="json")
+    assert response.status_code == 401
+    assert response.json()["error_code"] == "not_authenticated"
+    assert _turns() == before
+
+
+@pytest.mark.parametrize(("path", "body"), API_POSTS[:3], ids=[p for p, _ in API_POSTS[:3]])
+def test_agent_api_with_a_token_answers(agent_cache, user, path, body):
+    from rest_framework.authtoken.models import Token
+
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=user).key)
+    before = _turns()
+    assert api.post(path, body, format="json").status_code == 200
+    if path == "/v3/agent/act":  # the counter the 401 test watches does move on a served turn
+        assert _turns() == before + 1
+
+
+def test_metrics_stay_open_for_the_scraper(agent_cache):
+    response = APIClient().get("/metrics")
+    assert response.status_code == 200
+    assert b"agent_turns_total" in response.content
+
+
+def test_journal_pages_send_an_anonymous_browser_to_sign_in(agent_cache):
+    anonymous = APIClient()
+    page = anonymous.get("/journal/")
+    assert page.status_code == 302
+    assert page["Location"] == "/accounts/login/?next=/journal/"
+    before = _turns()
+    posted = anonymous.post("/journal/act", {"entry": ENTRY["text"]})
+    assert posted.status_code == 302
+    assert posted["Location"].startswith("/accounts/login/")
+    assert _turns() == before
+
+
+def test_sign_in_leads_to_the_journal_and_a_wrong_password_does_not(agent_cache, db):
+    User.objects.create_user("writer", password="correct horse battery")
+    browser = APIClient()
+    wrong = browser.post(
+        "/accounts/login/?next=/journal/",
+        {"username": "writer", "password": "wrong", "next": "/journal/"},
+    )
+    assert wrong.status_code == 200
+    assert b"didn't match" in wrong.content
+    assert browser.get("/journal/").status_code == 302
+
+    right = browser.post(
+        "/accounts/login/?next=/journal/",
+        {"username": "writer", "password": "correct horse battery", "next": "/journal/"},
+    )
+    assert right.status_code == 302 and right["Location"] == "/journal/"
+    journal = browser.get("/journal/")
+    assert journal.status_code == 200
+    assert b'id="signed-in">writer<' in journal.content
+
+    browser.post("/accounts/logout/")
+    assert browser.get("/journal/").status_code == 302
+
+
+def test_the_rate_guard_counts_each_user_on_their_own(agent_cache, user, other_user, settings):
+    settings.AGENT_RATE_PER_MINUTE = 1
+    first, second = APIClient(), APIClient()
+    first.force_authenticate(user)
+    second.force_authenticate(other_user)
+    body = {"mode": "init", "journal_entry": ENTRY}
+    assert act(first, body).status_code == 200
+    assert act(first, body).status_code == 429
+    assert act(second, body).status_code == 200
