@@ -8,6 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import path
 
+from legacymind.login_guard import SignInForm
+
 
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html")
@@ -18,7 +20,9 @@ urlpatterns = [
     # Any user signs in here; the admin's own login admits staff only.
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(template_name="registration/login.html"),
+        auth_views.LoginView.as_view(
+            template_name="registration/login.html", authentication_form=SignInForm
+        ),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

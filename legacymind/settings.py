@@ -226,6 +226,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "/accounts/login/"
+# Failed sign-ins are counted per (username, address); at the limit that pair is refused for the
+# rest of the window (legacymind/login_guard.py). 0 turns the guard off.
+LOGIN_FAILURE_LIMIT = _integer("LOGIN_FAILURE_LIMIT", 10, low=0, high=1_000_000)
+LOGIN_FAILURE_WINDOW = _integer("LOGIN_FAILURE_WINDOW", 900, low=1, high=86_400 * 30)
+AUTHENTICATION_BACKENDS = ["legacymind.login_guard.GuardedModelBackend"]
 LOGIN_REDIRECT_URL = "/journal/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
