@@ -25,7 +25,8 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 LOCKED_MESSAGE = (
-    "Too many failed sign-ins for this account from your address. Try again in {minutes} minutes."
+    "Too many failed sign-ins for this account from your address. Try again within {minutes} "
+    "minutes."
 )
 
 
