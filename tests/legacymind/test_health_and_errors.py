@@ -46,7 +46,7 @@ def test_healthz_reports_the_installed_pgvector_version(anon_api):
     with connection.cursor() as cursor:
         cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         installed = cursor.fetchone()[0]
-    # The embedded pgserver ships pgvector 0.6.x; docker-compose's pgvector/pgvector:pg16 >= 0.8.
+    # The embedded server ships pgvector 0.8.x, as does docker-compose's pgvector/pgvector:pg16.
     assert anon_api.get("/healthz").json()["checks"]["database"] == f"ok (pgvector {installed})"
 
 

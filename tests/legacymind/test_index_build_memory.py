@@ -39,14 +39,14 @@ def test_small_tables_get_the_floor_large_ones_the_graph_and_never_more_than_the
 
 @pytest.fixture
 def vectors_table(db) -> Iterator[str]:
-    """ROWS random unit vectors of DIM in a table of their own (the test's transaction drops it)."""
+    """ROWS random unit vectors of DIM, as halfvec like our indexes, in a table of their own (the test's transaction drops it)."""
     rng = np.random.default_rng(5)
     matrix = rng.normal(size=(ROWS, DIM)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     with connection.cursor() as cursor:
-        cursor.execute(f"CREATE TABLE build_memory_probe (id int PRIMARY KEY, v vector({DIM}))")
+        cursor.execute(f"CREATE TABLE build_memory_probe (id int PRIMARY KEY, v halfvec({DIM}))")
         cursor.executemany(
-            "INSERT INTO build_memory_probe VALUES (%s, %s::vector)",
+            "INSERT INTO build_memory_probe VALUES (%s, %s::halfvec)",
             [(i, "[" + ",".join(f"{x:.6f}" for x in row) + "]") for i, row in enumerate(matrix)],
         )
     yield "build_memory_probe"
@@ -65,7 +65,7 @@ def _build_notices(table: str, memory_kb: int) -> list[str]:
             cursor.execute("SET LOCAL max_parallel_maintenance_workers = 0")
             cursor.execute(
                 f"CREATE INDEX build_memory_probe_v ON {table} "
-                f"USING hnsw (v vector_cosine_ops) WITH (m = {M}, ef_construction = 64)"
+                f"USING hnsw (v halfvec_cosine_ops) WITH (m = {M}, ef_construction = 64)"
             )
     finally:
         raw.remove_notice_handler(handler)

@@ -58,9 +58,10 @@ def _nearest_above(
 ) -> list[Any]:
     rows = list(nearest(queryset, vector, k, model=model))
     if len(rows) < k:
-        # pgvector 0.6 reads at most hnsw.ef_search index entries and filters them afterwards,
-        # so a filtered search (one user's thoughts, one chain) can come back short although
-        # more rows match: those rows are then few enough to rank exactly.
+        # pgvector reads at most hnsw.ef_search index entries (iterative scans are off) and
+        # filters them afterwards, so a filtered search (one user's thoughts, one chain) can
+        # come back short although more rows match: those rows are then few enough to rank
+        # exactly.
         rows = list(_exact(queryset, vector, model).order_by("distance")[:k])
     return [row for row in rows if row.similarity >= min_similarity]
 

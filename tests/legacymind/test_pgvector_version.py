@@ -1,0 +1,33 @@
+"""The embedded server's pgvector and the version check of migration legacymind 0002."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from django.db import connection
+
+migration = importlib.import_module("legacymind.migrations.0002_vector_extension_update")
+
+
+@pytest.mark.django_db
+def test_the_extension_catalog_is_the_installed_library_version_and_at_least_0_8():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT e.extversion, a.default_version FROM pg_extension e "
+            "JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = 'vector'"
+        )
+        installed, available = cursor.fetchone()
+    assert installed == available
+    assert tuple(int(p) for p in installed.split(".")[:2]) >= (0, 8)
+
+
+@pytest.mark.parametrize("version", ["0.7.0", "0.8.0", "0.8.5", "1.0.0"])
+def test_the_check_accepts_pgvector_with_halfvec(version):
+    migration.check_version(version)
+
+
+@pytest.mark.parametrize("version", ["0.5.1", "0.6.2"])
+def test_the_check_refuses_an_older_pgvector_naming_both_versions(version):
+    with pytest.raises(RuntimeError, match=rf"pgvector {version} is installed.*>= 0\.7"):
+        migration.check_version(version)
