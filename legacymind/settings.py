@@ -178,7 +178,13 @@ REEMBED_INDEX_REBUILD_MIN_ROWS = _integer(
 )
 
 # --- API ----------------------------------------------------------------------------------
+# Reverse proxies in front of the app that append the client's address to X-Forwarded-For
+# (nginx, a load balancer): the client is the entry that many places from the end. 0: the header
+# is ignored and REMOTE_ADDR is the client, so nobody picks their own address for the sign-in
+# guard or the anonymous throttle by sending the header. One rule for both: DRF's NUM_PROXIES.
+TRUSTED_PROXY_COUNT = _integer("TRUSTED_PROXY_COUNT", 0, low=0, high=10)
 REST_FRAMEWORK = {
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",

@@ -108,3 +108,43 @@ def test_a_bad_setting_fails_at_start_up_naming_the_variable(name, bad):
     result = settings_process("import django; django.setup()", **{name: bad})
     assert result.returncode != 0
     assert name in result.stderr
+
+
+def _lock_out(browser: Client) -> None:
+    assert WRONG in sign_in(browser, "nope")
+    assert WRONG in sign_in(browser, "nope")
+    assert LOCKED in sign_in(browser, "nope")  # the third failure locks the pair
+
+
+def test_without_a_trusted_proxy_a_forwarded_for_header_does_not_dodge_the_lock(writer):
+    _lock_out(Client(HTTP_X_FORWARDED_FOR="198.51.100.1"))
+    # Same address, another claimed client: still the same pair.
+    assert LOCKED in sign_in(Client(HTTP_X_FORWARDED_FOR="198.51.100.2"), PASSWORD)
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_is_counted_apart(writer, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    _lock_out(Client(HTTP_X_FORWARDED_FOR="198.51.100.1"))
+
+    # Another client behind the same proxy signs in.
+    assert sign_in(Client(HTTP_X_FORWARDED_FOR="198.51.100.2"), PASSWORD) == b"signed in"
+    # The locked client cannot escape by prepending an address: the proxy appends the real one.
+    spoof = Client(HTTP_X_FORWARDED_FOR="198.51.100.3, 198.51.100.1")
+    assert LOCKED in sign_in(spoof, PASSWORD)
+
+
+def test_trusted_proxy_count_comes_from_the_environment():
+    result = settings_process(
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.REST_FRAMEWORK['NUM_PROXIES'])",
+        TRUSTED_PROXY_COUNT="2",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["2"]
+
+
+@pytest.mark.parametrize("bad", ["two", "-1"])
+def test_a_bad_trusted_proxy_count_fails_at_start_up_naming_the_variable(bad):
+    result = settings_process("import django; django.setup()", TRUSTED_PROXY_COUNT=bad)
+    assert result.returncode != 0
+    assert "TRUSTED_PROXY_COUNT" in result.stderr

@@ -30,6 +30,16 @@ def test_anonymous_clients_have_their_own_rate(anon_api, settings):
     assert statuses == [200, 200, 429]
 
 
+def test_an_anonymous_client_cannot_reset_its_rate_with_a_forwarded_for_header(anon_api, settings):
+    # Without TRUSTED_PROXY_COUNT the header is the client's own claim: it is ignored.
+    settings.API_THROTTLE_ANON = "2/minute"
+    statuses = [
+        anon_api.get("/api/schema/", HTTP_X_FORWARDED_FOR=f"198.51.100.{i}").status_code
+        for i in range(3)
+    ]
+    assert statuses == [200, 200, 429]
+
+
 def test_without_a_rate_nothing_is_throttled(api, settings):
     settings.API_THROTTLE_USER = ""
     settings.API_THROTTLE_ANON = ""
