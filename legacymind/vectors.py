@@ -3,12 +3,12 @@
 Each table has one untyped ``vector`` column plus ``embedding_dim``, and a partial HNSW index per
 supported dimension on ``embedding::halfvec(N)``: the graph stores half-precision copies (half
 the index, faster to build and to walk; pgvector >= 0.7), while the column keeps full precision.
-Queries order by the same cast, with the dimension as
-a literal (a prepared plan with the dimension as a parameter falls back to a sequential scan), and
-filter on ``embedding_dim`` and ``embedding_model`` so that vectors of different models are never
-compared: two models of the same dimension (all-MiniLM-L6-v2 and text-embedding-3-small cut to
-384, say) share an index but not a space. After a change of model, rows keep the old model's
-vectors until ``manage.py reembed`` rewrites them, and searches skip them until then.
+Queries order by the same cast, with the dimension as a literal (a prepared plan with the
+dimension as a parameter falls back to a sequential scan), and filter on ``embedding_dim`` and
+``embedding_model`` so that vectors of different models are never compared: two models of the
+same dimension (all-MiniLM-L6-v2 and text-embedding-3-small cut to 384, say) share an index but
+not a space. After a change of model, rows keep the old model's vectors until ``manage.py
+reembed`` rewrites them, and searches skip them until then.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def nearest(
     Rows carry ``distance`` (0 = same direction) and ``similarity`` (1 - distance), computed
     in full precision. For the indexed dimensions the order is the partial HNSW index's
     (approximate, half precision: ``hnsw.ef_search`` sets the recall/speed trade-off, and rows
-    within ~1e-3 of each other may come in either order); other dimensions are searched
+    within ~1e-4 of each other may come in either order); other dimensions are searched
     exactly.
     """
     dim = len(vector)
