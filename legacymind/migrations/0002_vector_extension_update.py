@@ -4,10 +4,13 @@ from django.db import DatabaseError, migrations, transaction
 MIN_VERSION = (0, 7)
 
 
+def major_minor(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+
+
 def check_version(version: str) -> None:
     """Refuse, naming both versions, a pgvector too old for the indexes."""
-    parts = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
-    if parts < MIN_VERSION:
+    if major_minor(version) < MIN_VERSION:
         raise RuntimeError(
             f"pgvector {version} is installed; LegacyMind needs pgvector >= 0.7 (halfvec "
             "indexes), 0.8 recommended. With DATABASE_URL, upgrade the extension on that "

@@ -39,7 +39,8 @@ def test_small_tables_get_the_floor_large_ones_the_graph_and_never_more_than_the
 
 @pytest.fixture
 def vectors_table(db) -> Iterator[str]:
-    """ROWS random unit vectors of DIM, as halfvec like our indexes, in a table of their own (the test's transaction drops it)."""
+    """ROWS random unit vectors of DIM, as halfvec like our indexes, in a table of their own
+    (the test's transaction drops it)."""
     rng = np.random.default_rng(5)
     matrix = rng.normal(size=(ROWS, DIM)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 
 import pytest
 from django.db import connection
+
+from tests.support.roles import acting_as
 
 migration = importlib.import_module("legacymind.migrations.0002_vector_extension_update")
 
@@ -14,13 +15,9 @@ migration = importlib.import_module("legacymind.migrations.0002_vector_extension
 @pytest.mark.django_db
 def test_the_extension_catalog_is_the_installed_library_version_and_at_least_0_8():
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT e.extversion, a.default_version FROM pg_extension e "
-            "JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = 'vector'"
-        )
-        installed, available = cursor.fetchone()
+        installed, available = migration.versions(cursor)
     assert installed == available
-    assert tuple(int(p) for p in installed.split(".")[:2]) >= (0, 8)
+    assert migration.major_minor(installed) >= (0, 8)
 
 
 @pytest.mark.parametrize("version", ["0.7.0", "0.8.0", "0.8.5", "1.0.0"])
@@ -44,29 +41,13 @@ def test_a_current_extension_is_not_altered_so_a_role_that_does_not_own_it_migra
     assert not any("ALTER EXTENSION" in q["sql"] for q in queries.captured_queries)
 
 
-@pytest.fixture
-def not_extension_owner() -> Iterator[None]:
-    role = f"lm_not_ext_owner_{connection.settings_dict['NAME']}"
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP ROLE IF EXISTS {role}")
-        cursor.execute(f"CREATE ROLE {role}")
-        cursor.execute(f"SET ROLE {role}")
-    try:
-        yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("RESET ROLE")
-            cursor.execute(f"DROP ROLE {role}")
-
-
 @pytest.mark.django_db
-def test_a_refused_update_leaves_the_migration_transaction_usable(not_extension_owner):
+def test_a_refused_update_leaves_the_migration_transaction_usable():
     with connection.cursor() as cursor:
-        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        before = cursor.fetchone()[0]
+        before = migration.versions(cursor)
 
-    migration.update(connection)  # Postgres refuses it: not the extension's owner
-
-    with connection.cursor() as cursor:  # "current transaction is aborted" without the savepoint
-        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        assert cursor.fetchone()[0] == before
+    with acting_as("lm_not_ext_owner"):
+        migration.update(connection)  # Postgres refuses it: not the extension's owner
+        # "current transaction is aborted" here without the savepoint
+        with connection.cursor() as cursor:
+            assert migration.versions(cursor) == before

@@ -21,6 +21,7 @@ from legacymind.reembed import rows_reembed
 from legacymind.vector_indexes import _lock_key, index_repair, index_state, vector_index
 from legacymind.vectors import nearest
 from tests.kg.factories import EntityFactory, ThoughtFactory
+from tests.support.roles import acting_as
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -250,20 +251,9 @@ def not_owner() -> Iterator[None]:
     """The run's connection acting as a role that may read and update the tables but does not
     own them (as on a database where migrations ran as another role): Postgres refuses it the
     DROP INDEX."""
-    role = f"lm_not_owner_{connection.settings_dict['NAME']}"
     tables = "kg_entity, kg_observation, thoughts_thought"
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP ROLE IF EXISTS {role}")
-        cursor.execute(f"CREATE ROLE {role}")
-        cursor.execute(f"GRANT SELECT, UPDATE ON {tables} TO {role}")
-        cursor.execute(f"SET ROLE {role}")
-    try:
+    with acting_as("lm_not_owner", grants=(f"GRANT SELECT, UPDATE ON {tables} TO {{role}}",)):
         yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("RESET ROLE")
-            cursor.execute(f"DROP OWNED BY {role}")  # its grants and the run's scratch table
-            cursor.execute(f"DROP ROLE {role}")
 
 
 def test_a_drop_the_database_refuses_keeps_the_index_and_says_so(entities, not_owner):
