@@ -4,9 +4,10 @@
 By default only rows whose provider, model or dimension differ from the current provider, or
 that have no vector, are embedded; ``all_rows`` redoes every row. Each batch is written in its
 own transaction, so an interrupted run keeps every finished batch and the next run picks up the
-rest. A batch is written only for rows that still need it and whose
-text is still the one embedded, locked meanwhile (``SKIP LOCKED``): a concurrent edit is never
-overwritten by a vector of its old text, and two runs share the work instead of doing it twice.
+rest. A batch's UPDATE writes only the rows that still need a vector and whose text is still
+the one embedded (checked on each row's latest version): a concurrent edit is never
+overwritten by a vector of its old text, and a row another run has just written is not
+written twice.
 
 A run that rewrites most of a table takes the table's HNSW index out and builds it again at the
 end (``index``, see ``legacymind.vector_indexes``); every run first rebuilds an index that a
@@ -36,7 +37,7 @@ from legacymind.vector_indexes import (
     rebuild_in_transaction,
     rebuild_wanted,
 )
-from legacymind.vectors import indexed_dims, vectors_store
+from legacymind.vectors import RowGuard, indexed_dims, text_digest, vectors_store
 
 TARGETS = ("thoughts", "kg", "all")
 MAX_BATCH_SIZE = 2048
@@ -281,6 +282,7 @@ def _table_reembed(
     def embed(rows: list[Any]) -> Future[np.ndarray]:
         return pool.submit(provider.embed, [table.text(row) for row in rows])
 
+    where = _guard_where(table.model, wanted)
     rows = read(None, min(size, quota))
     vectors = embed(rows)
     while rows:
@@ -288,37 +290,49 @@ def _table_reembed(
         upcoming = read(rows[-1].pk, min(size, quota))
         upcoming_vectors = embed(upcoming) if upcoming else None
         yield _batch_write(
-            table=table, provider=provider, wanted=wanted, rows=rows, vectors=vectors.result()
+            table=table, provider=provider, where=where, rows=rows, vectors=vectors.result()
         )
         if upcoming_vectors is None:
             return
         rows, vectors = upcoming, upcoming_vectors
 
 
+def _guard_where(model: type[models.Model], wanted: models.Q) -> tuple[str, tuple[Any, ...]]:
+    """``wanted`` as SQL over ``model``'s table, for the batch UPDATE to check (empty: every
+    row is wanted)."""
+    query = model._default_manager.filter(wanted).query
+    if not query.where:
+        return "", ()
+    sql, params = query.get_compiler(connection=connection).compile(query.where)
+    return sql, tuple(params)
+
+
 def _batch_write(
     *,
     table: EmbeddedTable,
     provider: EmbeddingProvider,
-    wanted: models.Q,
+    where: tuple[str, tuple[Any, ...]],
     rows: list[Any],
     vectors: np.ndarray,
 ) -> int:
-    """Store the batch's vectors in one statement, for the rows that still need them and whose
-    text is still what was embedded; the rest stay pending for a later run."""
+    """Store the batch's vectors in one statement, for the rows that still need them
+    (``where``) and whose text is still what was embedded: the UPDATE checks both, on each
+    row's latest version, so a concurrent edit or run is never overwritten and nothing is
+    locked before the write. The rest stay pending for a later run."""
+    guard = RowGuard(
+        columns=table.columns,
+        digests=[text_digest([getattr(row, c) for c in table.columns]) for row in rows],
+        where=where[0],
+        params=where[1],
+    )
     with transaction.atomic():
-        locked = (
-            table.model._default_manager.filter(wanted, pk__in=[row.pk for row in rows])
-            .select_for_update(skip_locked=True)
-            .only("pk", *table.columns)
-        )
-        current = {row.pk: table.text(row) for row in locked}
-        keep = [i for i, row in enumerate(rows) if current.get(row.pk) == table.text(row)]
         # updated_at is left alone on purpose: the row's content did not change.
         return vectors_store(
             model=table.model,
-            pks=[rows[i].pk for i in keep],
-            matrix=vectors[keep],
+            pks=[row.pk for row in rows],
+            matrix=vectors,
             provider=provider.name,
             model_name=provider.model,
             embedded_at=timezone.now(),
+            guard=guard,
         )
