@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -258,3 +259,23 @@ def test_openapi_schema_documents_the_read_endpoints(api):
     assert {"target", "include_thoughts", "top_k_memories", "top_k_thoughts", "sim_thresh",
             "order"} <= set(body["properties"])  # fmt: skip
     assert "404" in paths["/api/v1/thoughts/{id}/"]["get"]["responses"]
+
+
+def test_the_schema_documents_thought_ids_and_date_bounds_as_the_api_parses_them(api, user):
+    resp = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    params = {
+        p["name"]: p["schema"]
+        for p in resp.json()["paths"]["/api/v1/thoughts/"]["get"]["parameters"]
+    }
+    assert {s["format"] for s in params["date_from"]["oneOf"]} == {"date", "date-time"}
+    assert params["date_to"] == params["date_from"]
+    pattern = params["previous_thought_id"]["pattern"]
+    thought = ThoughtFactory(owner=user, session_id="s")
+    forms = [str(thought.id), f"thoughts:{thought.id}", thought.id.hex]
+    for form in forms:  # what the pattern documents, the API takes
+        assert re.fullmatch(pattern, form), form
+        listed = api.get("/api/v1/thoughts/", {"previous_thought_id": form})
+        assert listed.status_code == 200, (form, listed.content)
+    for form in ["thought:" + str(thought.id), str(thought.id)[:-1], "not-an-id"]:
+        assert not re.fullmatch(pattern, form), form
+        assert api.get("/api/v1/thoughts/", {"previous_thought_id": form}).status_code == 400

@@ -12,7 +12,6 @@ from typing import Any
 
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -20,8 +19,18 @@ from thoughts import selectors
 from thoughts.models import Thought
 from thoughts.selectors import ThoughtFilters
 
+# What ``ThoughtRefField`` parses, for the schema: a uuid (hyphens optional), ``thoughts:`` prefix
+# optional. tests/thoughts/test_read_api.py holds the two to the same inputs.
+THOUGHT_REF_PATTERN = r"^(thoughts:)?[0-9a-fA-F]{8}(-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12}$"
+THOUGHT_REF_SCHEMA = {
+    "type": "string",
+    "pattern": THOUGHT_REF_PATTERN,
+    "description": "A thought id: <uuid> or thoughts:<uuid>.",
+    "example": "thoughts:0b6f3c1e-1111-4a4a-9999-123456789abc",
+}
 
-@extend_schema_field(OpenApiTypes.STR)
+
+@extend_schema_field(THOUGHT_REF_SCHEMA)
 class ThoughtRefField(serializers.Field):  # type: ignore[type-arg]
     default_error_messages = {"invalid": "Expected a thought id: <uuid> or thoughts:<uuid>."}
 
@@ -36,7 +45,14 @@ class ThoughtRefField(serializers.Field):  # type: ignore[type-arg]
         return str(value)
 
 
-@extend_schema_field(OpenApiTypes.STR)
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}],
+        "description": "YYYY-MM-DD (the whole day, in the server's time zone) or an ISO 8601 "
+        "date-time.",
+        "example": "2026-11-24",
+    }
+)
 class DateBoundField(serializers.Field):  # type: ignore[type-arg]
     """``YYYY-MM-DD`` (the whole day, in the server's time zone) or an ISO 8601 date-time."""
 

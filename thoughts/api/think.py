@@ -50,6 +50,12 @@ class ContentField(serializers.CharField):
         return super().run_validation(data)
 
 
+LINK_HELP = (
+    "A thought id, <uuid> or thoughts:<uuid>. An id not stored yet is kept as a forward link "
+    '(status "string"); a malformed one is a 400.'
+)
+
+
 def _text(**kwargs: Any) -> serializers.CharField:
     return serializers.CharField(
         required=False, allow_null=True, allow_blank=True, trim_whitespace=False, **kwargs
@@ -71,9 +77,9 @@ class ThinkView(APIView):
         verbose_analysis = serializers.BooleanField(required=False, default=False)
         session_id = _text()
         chain_id = _text()
-        previous_thought_id = _text()
-        revises_thought = _text()
-        branch_from = _text()
+        previous_thought_id = _text(help_text=LINK_HELP)
+        revises_thought = _text(help_text=LINK_HELP)
+        branch_from = _text(help_text=LINK_HELP)
         confidence = LenientNumber(required=False, allow_null=True)
         hypothesis = _text()
         needs_verification = serializers.BooleanField(required=False, default=False)
@@ -87,7 +93,10 @@ class ThinkView(APIView):
         # (so that an earlier "string" link can resolve to this thought).
         submode = _text()
         is_private = serializers.BooleanField(required=False, default=False)
-        thought_id = _text()
+        thought_id = _text(
+            help_text="The new thought's id (<uuid> or thoughts:<uuid>), so that an earlier "
+            "forward link resolves to it; 409 when a thought has it already."
+        )
 
     @extend_schema(
         request=ThinkInput,
