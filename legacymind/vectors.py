@@ -185,7 +185,9 @@ class RowGuard:
 def text_digest(values: Sequence[str | None]) -> bytes:
     """md5 of text column values as ``RowGuard`` compares them in SQL: joined by U+0001, NULL
     as empty."""
-    return hashlib.md5("\x01".join(v or "" for v in values).encode()).digest()
+    return hashlib.md5(
+        "\x01".join(v or "" for v in values).encode(), usedforsecurity=False
+    ).digest()
 
 
 def vectors_store(
