@@ -17,6 +17,7 @@ from legacymind.providers.embeddings import EmbeddingError, HashEmbedder
 from legacymind.reembed import rows_reembed
 from legacymind.tasks import rows_reembed_task
 from tests.kg.factories import EntityFactory, ThoughtFactory
+from tests.support.openai_server import use_openai_embeddings
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
@@ -107,7 +108,7 @@ def test_switching_provider_reembeds_only_rows_from_another_model(rows, settings
         embedding_dim=4,
     )
     stamp = Thought.objects.get(pk=untouched.pk).embedded_at
-    stub = _use_openai(settings, openai_stub)
+    stub = use_openai_embeddings(settings, openai_stub)
 
     summary = rows_reembed(target="all")
 
@@ -126,17 +127,6 @@ def test_switching_provider_reembeds_only_rows_from_another_model(rows, settings
     assert kept.embedded_at == stamp
     assert np.allclose(kept.embedding, HashEmbedder(dim=4).embed(["kept"])[0])
     assert {(r.embedding_provider, r.embedding_dim) for r in _all_rows()} == {("openai", 4)}
-
-
-def _use_openai(settings, stub):
-    settings.EMBEDDING_PROVIDER = "openai"
-    settings.OPENAI_API_KEY = "sk-test"
-    settings.OPENAI_BASE_URL = stub.base_url
-    settings.EMBEDDING_MODEL = "text-embedding-3-small"
-    settings.EMBEDDING_DIM = 4
-    settings.EMBEDDING_MAX_RETRIES = 0
-    stub.embed_fn = lambda texts: HashEmbedder(dim=4).embed(texts).tolist()
-    return stub
 
 
 def test_a_changed_dimension_counts_as_another_model(rows, settings):
@@ -196,7 +186,7 @@ def test_writes_are_batched_not_row_by_row(user):
 def test_a_provider_failure_keeps_finished_batches_and_a_rerun_finishes(
     rows, settings, openai_stub
 ):
-    stub = _use_openai(settings, openai_stub)
+    stub = use_openai_embeddings(settings, openai_stub)
     calls = {"n": 0}
 
     def flaky(texts):
@@ -219,7 +209,7 @@ def test_a_provider_failure_keeps_finished_batches_and_a_rerun_finishes(
 
 
 def test_a_dimension_mismatch_is_never_stored(rows, settings, openai_stub):
-    stub = _use_openai(settings, openai_stub)
+    stub = use_openai_embeddings(settings, openai_stub)
     stub.embed_fn = lambda texts: [[1.0, 0.0, 0.0] for _ in texts]
 
     with pytest.raises(CommandError, match="3-d vectors, expected 4-d"):
@@ -274,7 +264,7 @@ def test_the_service_rejects_a_bad_target_with_the_field_named(rows):
 @pytest.mark.django_db(transaction=True)
 def test_a_row_edited_while_its_batch_is_embedded_is_not_overwritten(settings, openai_stub):
     entity = EntityFactory(name="Postgres", entity_type="technology")
-    stub = _use_openai(settings, openai_stub)
+    stub = use_openai_embeddings(settings, openai_stub)
 
     def embed_while_someone_renames(texts):
         if "Postgres (technology)" in texts:

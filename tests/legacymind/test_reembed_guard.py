@@ -16,20 +16,10 @@ from legacymind.providers.embeddings import HashEmbedder
 from legacymind.reembed import rows_reembed
 from legacymind.vectors import RowGuard, text_digest, vectors_store
 from tests.kg.factories import EntityFactory
+from tests.support.openai_server import use_openai_embeddings
 
 HASH4 = HashEmbedder(dim=4)
 MODEL = "text-embedding-3-small"
-
-
-def _use_openai(settings, stub):
-    settings.EMBEDDING_PROVIDER = "openai"
-    settings.OPENAI_API_KEY = "sk-test"
-    settings.OPENAI_BASE_URL = stub.base_url
-    settings.EMBEDDING_MODEL = MODEL
-    settings.EMBEDDING_DIM = 4
-    settings.EMBEDDING_MAX_RETRIES = 0
-    stub.embed_fn = lambda texts: HASH4.embed(texts).tolist()
-    return stub
 
 
 def _store(rows, digests):
@@ -82,7 +72,7 @@ def test_a_guard_needs_one_digest_per_row():
 @pytest.mark.django_db(transaction=True)
 def test_a_row_another_run_embedded_meanwhile_is_not_written_again(settings, openai_stub):
     entity = EntityFactory(name="Postgres", entity_type="technology")
-    stub = _use_openai(settings, openai_stub)
+    stub = use_openai_embeddings(settings, openai_stub)
     theirs = [1.0, 0.0, 0.0, 0.0]  # no hash vector of a text is this one
 
     def embed_while_another_run_writes(texts):
@@ -106,7 +96,7 @@ def test_an_edit_committed_while_the_write_waits_for_the_row_is_not_overwritten(
     """The write does not lock rows beforehand: it waits for an editor's open transaction on
     the row, then checks the committed version, whose text is no longer the one embedded."""
     entity = EntityFactory(name="Postgres", entity_type="technology")
-    stub = _use_openai(settings, openai_stub)
+    stub = use_openai_embeddings(settings, openai_stub)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         writer_pid = cursor.fetchone()[0]

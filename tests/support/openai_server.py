@@ -127,3 +127,18 @@ class OpenAIStub:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def use_openai_embeddings(settings: Any, stub: OpenAIStub, *, dim: int = 4) -> OpenAIStub:
+    """Point the ``openai`` provider at ``stub`` (model text-embedding-3-small cut to ``dim``,
+    no retries), answering with the hash embedder's vectors."""
+    from legacymind.providers.embeddings import HashEmbedder
+
+    settings.EMBEDDING_PROVIDER = "openai"
+    settings.OPENAI_API_KEY = "sk-test"
+    settings.OPENAI_BASE_URL = stub.base_url
+    settings.EMBEDDING_MODEL = "text-embedding-3-small"
+    settings.EMBEDDING_DIM = dim
+    settings.EMBEDDING_MAX_RETRIES = 0
+    stub.embed_fn = lambda texts: HashEmbedder(dim=dim).embed(texts).tolist()
+    return stub
