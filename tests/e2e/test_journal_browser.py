@@ -27,7 +27,17 @@ pytestmark = [
 
 
 @pytest.fixture
-def page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def writer(transactional_db: None) -> Any:
+    """The account the browser signs in with, made before Playwright starts: Django code run
+    while Playwright's event loop runs gets a connection of its own, which nothing closes (it
+    kept the test database from being dropped at the end of the run)."""
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("writer", password="correct horse battery")
+
+
+@pytest.fixture
+def page(live_server: Any, writer: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API runs an event loop in this thread; fixtures touch the DB first.
@@ -46,9 +56,6 @@ def page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 def _sign_in(page: Any, live_server: Any) -> None:
     """The journal needs a login: the browser is sent to the sign-in form and back."""
-    from django.contrib.auth.models import User
-
-    User.objects.create_user("writer", password="correct horse battery")
     page.goto(live_server.url + "/journal/")
     assert page.url == live_server.url + "/accounts/login/?next=/journal/"
     page.fill("#id_username", "writer")
