@@ -67,6 +67,7 @@ from _common import (  # noqa: E402
     timed,
     use_bench_database,
 )
+from _docs import run_prepend  # noqa: E402
 from _think_load import drain, start_worker, throughput  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
@@ -298,18 +299,6 @@ def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str]
     return lines, {"texts": texts, **figures}
 
 
-def write_section(path: Path, lines: list[str]) -> None:
-    """Replace (or append) the "## Think" section, leaving the others as they are."""
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    section = "\n".join(lines).rstrip() + "\n"
-    pattern = re.compile(r"^## Think\b.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1)
-    else:
-        text = text.rstrip() + "\n\n" + section
-    path.write_text(text.rstrip() + "\n")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -376,7 +365,13 @@ def main() -> None:
     )
     print("\n".join(lines))
     if args.write:
-        write_section(args.write, lines)
+        run_prepend(
+            args.write,
+            section="Think",
+            title=f"{datetime.now(UTC):%Y-%m-%d}: `bench/think.py --sizes "
+            f"{' '.join(map(str, args.sizes))}`",
+            lines=lines,
+        )
 
 
 if __name__ == "__main__":
