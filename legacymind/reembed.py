@@ -282,7 +282,6 @@ def _table_reembed(
     def embed(rows: list[Any]) -> Future[np.ndarray]:
         return pool.submit(provider.embed, [table.text(row) for row in rows])
 
-    where = _guard_where(table.model, wanted)
     rows = read(None, min(size, quota))
     vectors = embed(rows)
     while rows:
@@ -290,40 +289,29 @@ def _table_reembed(
         upcoming = read(rows[-1].pk, min(size, quota))
         upcoming_vectors = embed(upcoming) if upcoming else None
         yield _batch_write(
-            table=table, provider=provider, where=where, rows=rows, vectors=vectors.result()
+            table=table, provider=provider, wanted=wanted, rows=rows, vectors=vectors.result()
         )
         if upcoming_vectors is None:
             return
         rows, vectors = upcoming, upcoming_vectors
 
 
-def _guard_where(model: type[models.Model], wanted: models.Q) -> tuple[str, tuple[Any, ...]]:
-    """``wanted`` as SQL over ``model``'s table, for the batch UPDATE to check (empty: every
-    row is wanted)."""
-    query = model._default_manager.filter(wanted).query
-    if not query.where:
-        return "", ()
-    sql, params = query.get_compiler(connection=connection).compile(query.where)
-    return sql, tuple(params)
-
-
 def _batch_write(
     *,
     table: EmbeddedTable,
     provider: EmbeddingProvider,
-    where: tuple[str, tuple[Any, ...]],
+    wanted: models.Q,
     rows: list[Any],
     vectors: np.ndarray,
 ) -> int:
     """Store the batch's vectors in one statement, for the rows that still need them
-    (``where``) and whose text is still what was embedded: the UPDATE checks both, on each
+    (``wanted``) and whose text is still what was embedded: the UPDATE checks both, on each
     row's latest version, so a concurrent edit or run is never overwritten and nothing is
     locked before the write. The rest stay pending for a later run."""
     guard = RowGuard(
         columns=table.columns,
         digests=[text_digest([getattr(row, c) for c in table.columns]) for row in rows],
-        where=where[0],
-        params=where[1],
+        wanted=wanted,
     )
     with transaction.atomic():
         # updated_at is left alone on purpose: the row's content did not change.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -174,12 +174,21 @@ class RowGuard:
     """What a row must still be for ``vectors_store`` to write it, checked by the UPDATE itself
     (a concurrent change is re-checked against the row's latest version, EvalPlanQual): the
     md5 of its text ``columns`` equals the row's digest (``text_digest`` of what was read and
-    embedded), and ``where``, SQL over the table's own columns with ``params``, holds."""
+    embedded), and it matches ``wanted`` (a filter on the table's own columns)."""
 
     columns: tuple[str, ...]
     digests: Sequence[bytes]  # one per row, in the order of ``pks``
-    where: str = ""
-    params: tuple[Any, ...] = ()
+    wanted: models.Q = field(default_factory=models.Q)
+
+
+def _where(model: type[models.Model], wanted: models.Q) -> tuple[str, list[Any]]:
+    """``wanted`` as SQL over ``model``'s table, columns qualified with the table's name
+    (empty: every row)."""
+    query = model._default_manager.filter(wanted).query
+    if not query.where:
+        return "", []
+    sql, params = query.get_compiler(connection=connection).compile(query.where)
+    return sql, list(params)
 
 
 def text_digest(values: Sequence[str | None]) -> bytes:
@@ -226,9 +235,10 @@ def vectors_store(
     if guard is not None:
         text = ", ".join(f"coalesce({table}.{qn(c)}::text, '')" for c in guard.columns)
         conditions.append(f"md5(concat_ws(chr(1), {text}))::uuid = b.digest")
-        if guard.where:
-            conditions.append(f"({guard.where})")
-            params.extend(guard.params)
+        where, where_params = _where(model, guard.wanted)
+        if where:
+            conditions.append(f"({where})")
+            params.extend(where_params)
     with connection.cursor() as cursor:
         cursor.execute(
             f"CREATE TEMP TABLE IF NOT EXISTS {scratch} (pk {pk_type} PRIMARY KEY, "
@@ -246,8 +256,8 @@ def vectors_store(
         # Without statistics the planner guesses thousands of rows and joins by scanning the
         # whole embedded table for every batch.
         cursor.execute(f"ANALYZE {scratch}")
-        # The target table is not aliased: ``guard.where`` is compiled by the ORM, which
-        # qualifies columns with the table's name.
+        # The target table is not aliased: ``_where`` compiles ``guard.wanted`` with the ORM,
+        # which qualifies columns with the table's name.
         cursor.execute(
             f"UPDATE {table} SET embedding = b.embedding, "
             "embedding_provider = %s, embedding_model = %s, embedding_dim = %s, "
