@@ -19,7 +19,7 @@ from thoughts.think.frameworks import framework_analyze
 from thoughts.think.injection import Injection, memories_inject
 from thoughts.think.modes import MODE_DEFAULTS, ModeChoice, mode_select
 from thoughts.think.params import ThinkParams
-from thoughts.think.persist import thought_store
+from thoughts.think.persist import TAKEN_ID, thought_store
 from thoughts.think.verification import VerifyRequest, hypothesis_verify
 
 logger = logging.getLogger("thoughts.think")
@@ -58,9 +58,7 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
     significance = default_significance if params.significance is None else params.significance
     thought_id = params.thought_id or uuid.uuid4()
     if params.thought_id and Thought.objects.filter(id=thought_id).exists():
-        raise Conflict(
-            f"thought {thought_id} already exists", fields={"thought_id": [str(thought_id)]}
-        )
+        raise Conflict(f"thought {thought_id} already exists", fields=TAKEN_ID)
     continuity = continuity_resolve(
         owner=owner,
         thought_id=thought_id,

@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from tests.thoughts.factories_read import EntityFactory, ObservationFactory, ThoughtFactory
+from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
 LIST = "/api/v1/thoughts/"
@@ -279,3 +280,39 @@ def test_the_schema_documents_thought_ids_and_date_bounds_as_the_api_parses_them
     for form in ["thought:" + str(thought.id), str(thought.id)[:-1], "not-an-id"]:
         assert not re.fullmatch(pattern, form), form
         assert api.get("/api/v1/thoughts/", {"previous_thought_id": form}).status_code == 400
+
+
+def test_think_and_the_list_filter_take_the_same_thought_id_spellings(api, user):
+    """One parser (``thoughts.refs``) behind both: a spelling the schema's pattern does not
+    document is refused by both, not taken by one and refused by the other."""
+    thought = ThoughtFactory(owner=user)
+    hexed = thought.id.hex
+    taken = [str(thought.id), f"thoughts:{thought.id}", hexed, f"  {thought.id} "]
+    refused = [
+        "{" + str(thought.id) + "}",  # uuid.UUID would take these three
+        f"urn:uuid:{thought.id}",
+        f"{hexed[:4]}-{hexed[4:]}",
+        f"thoughts:{hexed[:-1]}",
+    ]
+    for form in taken:
+        assert api.get(LIST, {"previous_thought_id": form}).status_code == 200, form
+        made = api.post(
+            "/api/v1/think",
+            {"content": "next", "injection_scale": 0, "previous_thought_id": form},
+            format="json",
+        )
+        assert made.status_code == 201, (form, made.content)
+        assert made.json()["telemetry"]["links_telemetry"] == {"previous_thought_id": "record"}
+    stored = Thought.objects.filter(owner=user).count()
+    for form in refused:
+        listed = api.get(LIST, {"previous_thought_id": form})
+        assert listed.status_code == 400, form
+        assert "previous_thought_id" in listed.json()["fields"]
+        made = api.post(
+            "/api/v1/think",
+            {"content": "next", "injection_scale": 0, "previous_thought_id": form},
+            format="json",
+        )
+        assert made.status_code == 400, form
+        assert "previous_thought_id" in made.json()["fields"]
+    assert Thought.objects.filter(owner=user).count() == stored

@@ -131,6 +131,7 @@ def test_writing_an_existing_thought_id_is_a_409_and_changes_nothing(api, user):
     r = think(api, thought_id=str(existing.id))
     assert r.status_code == 409
     assert r.json()["error_code"] == "conflict"
+    assert r.json()["fields"] == {"thought_id": ["A thought with this id exists already."]}
     existing.refresh_from_db()
     assert existing.content == "original"
     assert Thought.objects.count() == 1

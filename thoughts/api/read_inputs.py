@@ -17,11 +17,9 @@ from rest_framework import serializers
 
 from thoughts import selectors
 from thoughts.models import Thought
+from thoughts.refs import THOUGHT_REF_PATTERN, parse_thought_ref
 from thoughts.selectors import ThoughtFilters
 
-# What ``ThoughtRefField`` parses, for the schema: a uuid (hyphens optional), ``thoughts:`` prefix
-# optional. tests/thoughts/test_read_api.py holds the two to the same inputs.
-THOUGHT_REF_PATTERN = r"^(thoughts:)?[0-9a-fA-F]{8}(-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12}$"
 THOUGHT_REF_SCHEMA = {
     "type": "string",
     "pattern": THOUGHT_REF_PATTERN,
@@ -36,7 +34,7 @@ class ThoughtRefField(serializers.Field):  # type: ignore[type-arg]
 
     def to_internal_value(self, data: Any) -> uuid.UUID:
         try:
-            return uuid.UUID(str(data).strip().removeprefix("thoughts:"))
+            return parse_thought_ref(str(data))
         except ValueError:
             self.fail("invalid")
             raise  # unreachable: fail() raises

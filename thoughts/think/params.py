@@ -8,7 +8,6 @@ Tags outside ``SURR_THINK_TAG_WHITELIST`` are dropped and reported, not rejected
 from __future__ import annotations
 
 import math
-import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from legacymind.errors import ServiceError
+from thoughts.refs import parse_thought_ref
 
 MAX_CONTENT_BYTES = 100 * 1024
 HINTS = ("debug", "build", "plan", "stuck", "question", "conclude")
@@ -24,8 +24,6 @@ LINK_FIELDS = ("previous_thought_id", "revises_thought", "branch_from")
 MAX_ID_LENGTH = 128  # session_id / chain_id columns
 MAX_HYPOTHESIS_CHARS = 10_000
 MAX_PATTERNS = 50
-
-_LINK = re.compile(r"^(?:thoughts:)?([0-9a-fA-F-]{32,36})$")
 
 
 class ContentTooLarge(ServiceError):
@@ -57,14 +55,6 @@ class ThinkParams:
     is_private: bool = False
     thought_id: uuid.UUID | None = None
     clamped: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-def parse_thought_id(value: str) -> uuid.UUID:
-    """``<uuid>`` or ``thoughts:<uuid>``; ValueError for anything else."""
-    match = _LINK.match(value.strip())
-    if not match:
-        raise ValueError(f"{value!r} is not a thought id (<uuid> or thoughts:<uuid>)")
-    return uuid.UUID(match.group(1))
 
 
 def _number(name: str, value: Any, errors: dict[str, list[str]]) -> float | None:
@@ -182,13 +172,13 @@ def think_params(
         links[name] = None
         if raw is not None and raw.strip():
             try:
-                links[name] = parse_thought_id(raw)
+                links[name] = parse_thought_ref(raw)
             except ValueError as exc:
                 errors[name] = [str(exc)]
     own_id = None
     if thought_id:
         try:
-            own_id = parse_thought_id(thought_id)
+            own_id = parse_thought_ref(thought_id)
         except ValueError as exc:
             errors["thought_id"] = [str(exc)]
     norm_submode = submode.strip().lower().replace("-", "_") if submode else None

@@ -24,6 +24,10 @@ from legacymind.errors import Conflict
 from thoughts.models import Thought
 from thoughts.think.injection import Injected
 
+# The 409's field error: a message, like every other field error (not the id, which the
+# request itself holds).
+TAKEN_ID = {"thought_id": ["A thought with this id exists already."]}
+
 
 def memories_bump(*, bumps: Mapping[tuple[str, int], tuple[int, datetime]]) -> int:
     """For each (kind, id) -> (uses, last use): access_count + uses and last_accessed = the last
@@ -80,8 +84,6 @@ def thought_store(*, thought: Thought, injected: list[Injected], extract: bool =
                 thought_extract_on_commit(thought_id=thought.id, origin=None)
     except IntegrityError as exc:
         if Thought.objects.filter(id=thought.id).exists():
-            raise Conflict(
-                f"thought {thought.id} already exists", fields={"thought_id": [str(thought.id)]}
-            ) from exc
+            raise Conflict(f"thought {thought.id} already exists", fields=TAKEN_ID) from exc
         raise
     return thought
