@@ -8,8 +8,9 @@ It runs in its own database (see bench/_common.py: ``bench_legacymind``, never t
 and empties ``kg_entity`` there for each size. The three methods answer the same queries, in
 alternating blocks so that a noisy machine slows them alike. The selector runs with the
 configured ``HNSW_EF_SEARCH``; the ``--ef`` table shows the trade-off around it. Latency is wall time per
-query as a caller sees it (the selector through the ORM, returning model instances; numpy
-with the matrix already in memory). Recall@10 is measured against the exact numpy answer.
+query as a caller sees it (the selector called with a fresh base queryset each time and
+returning model instances, its SQL compiled once per base query as in the API; numpy with the
+matrix already in memory). Recall@10 is measured against the exact numpy answer.
 
 Django's PostgreSQL cursors bind parameters client-side, so every query is planned with its
 literal dimension and vector; no generic prepared plan can hide the index (or, for the

@@ -14,6 +14,8 @@ reembed`` rewrites them, and searches skip them until then.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,10 +23,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 from django.conf import settings
+from django.core.exceptions import EmptyResultSet
 from django.db import connection, models
 from django.db.models import F
 from django.db.models.expressions import RawSQL, Value
 from django.db.models.functions import Cast
+from django.db.models.query import ModelIterable, RawQuerySet
 from pgvector.django import CosineDistance, HalfVectorField, HnswIndex, VectorField
 
 M = TypeVar("M", bound=models.Model)
@@ -72,12 +76,14 @@ def hnsw_indexes(prefix: str) -> list[models.Index]:
     ]
 
 
-def nearest(
+def nearest_queryset(
     queryset: models.QuerySet[M], vector: Sequence[float], k: int, *, model: str | None
 ) -> models.QuerySet[M]:
     """The ``k`` rows nearest to ``vector`` by cosine distance, among rows of the same dimension
     embedded by ``model`` (the model that embedded ``vector``; None: any model of that
-    dimension, for callers that know every row shares one).
+    dimension, for callers that know every row shares one), as a queryset to build on (a union,
+    ``values_list``, ``explain``). ``nearest`` runs the same query for callers that want the
+    rows.
 
     Rows carry ``distance`` (0 = same direction) and ``similarity`` (1 - distance), computed
     in full precision. For the indexed dimensions the order is the partial HNSW index's
@@ -109,6 +115,108 @@ def nearest(
         .annotate(similarity=1 - F("distance"))
         .order_by(order)[:k]
     )
+
+
+def nearest(
+    queryset: models.QuerySet[M], vector: Sequence[float], k: int, *, model: str | None
+) -> list[M]:
+    """The rows of ``nearest_queryset(queryset, vector, k, model=model)``, nearest first.
+
+    The query is compiled once per base query (``queryset``'s own SQL and parameters: a
+    different filter or owner is another entry), dimension, k and model, with a placeholder
+    vector, and later calls only put their vector in: building and compiling the ORM query
+    was about 1 ms of a 2-4 ms search at 100k rows (docs/benchmarks.md, Retrieval). Querysets
+    the raw rows cannot stand for (``values()``, ``select_related``, prefetches) take the
+    ORM path every time.
+    """
+    if len(vector) == 0:
+        raise ValueError("cannot search with an empty vector")
+    if k <= 0:
+        return []
+    compiled = _nearest_compiled(queryset, len(vector), k, model)
+    if compiled is None:
+        return list(nearest_queryset(queryset, vector, k, model=model))
+    if compiled is _EMPTY:
+        return []
+    return list(
+        RawQuerySet(
+            compiled.sql,
+            model=queryset.model,
+            params=tuple(compiled.params(vector)),
+            using=queryset.db,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class VectorQuery:
+    """SQL compiled once with ``PLACEHOLDER`` as its query vector; ``params(vector)`` gives the
+    parameters of a search with ``vector`` instead."""
+
+    sql: str
+    template: tuple[Any, ...]
+    slots: frozenset[int]  # positions of the query vector's literal among the parameters
+
+    @classmethod
+    def of(cls, sql: str, params: Sequence[Any], dim: int) -> VectorQuery:
+        text = vector_literal(placeholder(dim)).value
+        slots = frozenset(i for i, p in enumerate(params) if p == text)
+        if not slots:  # the ORM changed how it passes the vector: never search the placeholder
+            raise RuntimeError("the compiled search has no query-vector parameter")
+        return cls(sql, tuple(params), slots)
+
+    def params(self, vector: Sequence[float]) -> list[Any]:
+        literal = vector_literal(vector).value
+        return [literal if i in self.slots else p for i, p in enumerate(self.template)]
+
+
+PLACEHOLDER = 0.123456789  # no real parameter of a search is a vector of this value
+
+
+def placeholder(dim: int) -> list[float]:
+    return [PLACEHOLDER] * dim
+
+
+_EMPTY = VectorQuery("", (), frozenset())  # the base query matches nothing (``none()``)
+_COMPILED: OrderedDict[tuple[Any, ...], VectorQuery] = OrderedDict()
+_COMPILED_MAX = 512
+_COMPILED_LOCK = threading.Lock()
+
+
+def _nearest_compiled(
+    queryset: models.QuerySet[Any], dim: int, k: int, model: str | None
+) -> VectorQuery | None:
+    """The compiled ``nearest_queryset`` for ``queryset`` (``_EMPTY`` when it matches nothing),
+    from the cache when the same base query was seen; None when raw rows cannot stand for the
+    queryset's own."""
+    if (
+        queryset._iterable_class is not ModelIterable  # type: ignore[attr-defined]
+        or queryset.query.select_related
+        or queryset._prefetch_related_lookups  # type: ignore[attr-defined]
+    ):
+        return None
+    try:
+        base = queryset.query.get_compiler(using=queryset.db).as_sql()
+    except EmptyResultSet:
+        return _EMPTY
+    key = (queryset.model, queryset.db, *base, dim, k, model, indexed_dims())
+    try:
+        with _COMPILED_LOCK:
+            found = _COMPILED.get(key)
+            if found is not None:
+                _COMPILED.move_to_end(key)
+                return found
+    except TypeError:  # a parameter that cannot be hashed: compile every time
+        key = ()
+    built = nearest_queryset(queryset, placeholder(dim), k, model=model)
+    sql, params = built.query.get_compiler(using=queryset.db).as_sql()
+    compiled = VectorQuery.of(sql, params, dim)
+    if key:
+        with _COMPILED_LOCK:
+            _COMPILED[key] = compiled
+            while len(_COMPILED) > _COMPILED_MAX:
+                _COMPILED.popitem(last=False)
+    return compiled
 
 
 def vector_literal(vector: Sequence[float]) -> Value:

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from kg.models import Entity
-from legacymind.vectors import nearest
+from legacymind.vectors import nearest, nearest_queryset
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def test_nearest_uses_the_partial_hnsw_index_of_its_dimension(dim):
     _entities(_unit(50, dim), "e")
     _force_index_paths()
 
-    plan = nearest(
+    plan = nearest_queryset(
         Entity.objects.all(), _unit(1, dim)[0].tolist(), 5, model=f"test-{dim}"
     ).explain()
 
@@ -69,7 +69,9 @@ def test_nearest_on_thoughts_uses_the_thought_index(user):
     )
     _force_index_paths()
 
-    plan = nearest(Thought.objects.filter(owner=user), vectors[0].tolist(), 3, model="m").explain()
+    plan = nearest_queryset(
+        Thought.objects.filter(owner=user), vectors[0].tolist(), 3, model="m"
+    ).explain()
 
     assert "Index Scan using thought_emb_384" in plan
 
@@ -123,7 +125,7 @@ def test_the_index_holds_half_precision_but_similarity_is_full_precision():
     query = stored[0].astype(np.float64)
     _force_index_paths()
 
-    found = nearest(Entity.objects.all(), query.tolist(), 5, model="test-384")
+    found = nearest_queryset(Entity.objects.all(), query.tolist(), 5, model="test-384")
 
     assert "Index Scan using kg_entity_emb_384" in found.explain()
     half = stored.astype(np.float16).astype(np.float64)
@@ -175,7 +177,7 @@ def test_nearest_searches_an_unindexed_dimension_exactly():
     rows = _entities(vectors, "e")
     query = vectors[3]
 
-    qs = nearest(Entity.objects.all(), query.tolist(), 3, model="test-8")
+    qs = nearest_queryset(Entity.objects.all(), query.tolist(), 3, model="test-8")
 
     assert qs[0].pk == rows[3].pk
     assert "kg_entity_emb_" not in qs.explain()
@@ -187,3 +189,58 @@ def test_nearest_rejects_an_empty_vector_and_returns_nothing_for_k_zero():
     with pytest.raises(ValueError, match="empty vector"):
         nearest(Entity.objects.all(), [], 5, model="test-384")
     assert list(nearest(Entity.objects.all(), _unit(1, 384)[0].tolist(), 0, model=None)) == []
+
+
+def test_nearest_compiles_once_per_base_query_and_searches_with_each_new_vector():
+    from legacymind import vectors as module
+
+    vectors = _unit(60, 384)
+    _entities(vectors, "e")
+    _exact_plans_only()
+    module._COMPILED.clear()
+
+    for query in _unit(5, 384):  # a fresh base queryset each call, as callers make them
+        found = nearest(Entity.objects.only("id", "name"), query.tolist(), 7, model="test-384")
+        built = list(
+            nearest_queryset(Entity.objects.only("id", "name"), query.tolist(), 7, model="test-384")
+        )
+        assert [(e.pk, e.similarity) for e in found] == [(e.pk, e.similarity) for e in built]
+        assert [e.pk for e in found] == [e.pk for e in built]
+        assert found[0].get_deferred_fields() == built[0].get_deferred_fields()
+        assert "embedding" in found[0].get_deferred_fields()
+    assert len(module._COMPILED) == 1  # five searches, one compiled query
+
+    nearest(Entity.objects.only("id", "name"), _unit(1, 384)[0].tolist(), 8, model="test-384")
+    nearest(Entity.objects.filter(name__startswith="e-1"), vectors[0].tolist(), 7, model=None)
+    assert len(module._COMPILED) == 3  # another k, another base query: entries of their own
+
+
+def test_nearest_never_answers_one_base_query_with_another_ones_compiled_sql(user, other_user):
+    """The base query's parameters are part of what is cached: a search over one owner's
+    thoughts is never run with another owner's filter (or the reverse)."""
+    vectors = _unit(2, 384)
+    mine, theirs = Thought.objects.bulk_create(
+        Thought(owner=owner, content=f"t-{owner.pk}", embedding=v, embedding_dim=384,
+                embedding_model="m")
+        for owner, v in ((user, vectors[0]), (other_user, vectors[1]))
+    )  # fmt: skip
+    _exact_plans_only()
+
+    for _ in range(2):  # the second round runs from the cache
+        for owner, row in ((user, mine), (other_user, theirs)):
+            for query in vectors:
+                found = nearest(Thought.objects.filter(owner=owner), query.tolist(), 5, model="m")
+                assert [t.pk for t in found] == [row.pk]
+
+
+def test_nearest_takes_the_orm_path_for_querysets_raw_rows_cannot_stand_for(user):
+    vectors = _unit(3, 384)
+    rows = _entities(vectors, "e")
+    _exact_plans_only()
+    query = vectors[1].tolist()
+
+    assert nearest(Entity.objects.none(), query, 3, model="test-384") == []
+    assert nearest(Entity.objects.filter(id__in=[]), query, 3, model="test-384") == []
+    with_source = nearest(Entity.objects.select_related("source_thought"), query, 1, model=None)
+    assert [e.pk for e in with_source] == [rows[1].pk]
+    assert nearest(Entity.objects.values("name"), query, 1, model=None)[0]["name"] == "e-1"

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from kg.models import Entity, Observation
 from legacymind.providers.embeddings import EmbeddingError, EmbeddingProvider, fields_for
-from legacymind.vectors import nearest, vector_literal
+from legacymind.vectors import VectorQuery, nearest_queryset, placeholder
 
 logger = logging.getLogger("thoughts.think")
 
@@ -105,9 +105,6 @@ class _Hit:
         )
 
 
-_PLACEHOLDER = 0.123456789  # no real parameter of the search is a vector of this value
-
-
 UNEMBEDDED = "unembedded:"  # kind prefix of the probe's rows: KG rows without a vector
 
 
@@ -123,21 +120,17 @@ def _probe_sql(kinds: Sequence[str], limit: int) -> tuple[str, list[Any]]:
 
 
 @lru_cache(maxsize=64)
-def _search_sql(
-    kinds: tuple[str, ...], dim: int, k: int, model: str, probe: int
-) -> tuple[str, tuple[Any, ...], frozenset[int]]:
-    """SQL and parameters of the search, compiled once per (kinds, dimension, k, model, probe)
-    with a placeholder vector, and the positions of the parameters the query vector replaces.
-    Building and compiling the ORM union on every search made it ~13 ms instead of ~7 at 100k
-    entities; from one think to the next only the vector changes. ``probe`` > 0 adds up to that
-    many ids of unembedded rows per kind (``_probe_sql``)."""
-    placeholder = [_PLACEHOLDER] * dim
+def _search_sql(kinds: tuple[str, ...], dim: int, k: int, model: str, probe: int) -> VectorQuery:
+    """The search, compiled once per (kinds, dimension, k, model, probe) with a placeholder
+    vector. Building and compiling the ORM union on every search made it ~13 ms instead of ~7
+    at 100k entities; from one think to the next only the vector changes. ``probe`` > 0 adds up
+    to that many ids of unembedded rows per kind (``_probe_sql``)."""
     parts = []
     for kind in kinds:
         table: QuerySet[Any] = KINDS[kind].objects.all()
         label = F("entity_type") if kind == "entity" else F("description")
         parts.append(
-            nearest(table, placeholder, k, model=model)
+            nearest_queryset(table, placeholder(dim), k, model=model)
             .annotate(
                 kind=Value(kind, output_field=CharField()),
                 label=Cast(label, CharField()),
@@ -150,11 +143,7 @@ def _search_sql(
     if probe > 0:
         extra, extra_params = _probe_sql(kinds, probe)
         sql, params = f"({sql}) UNION ALL {extra}", (*params, *extra_params)
-    text = vector_literal(placeholder).value
-    slots = frozenset(i for i, p in enumerate(params) if p == text)
-    if not slots:  # the ORM changed how it passes the vector: never search with the placeholder
-        raise RuntimeError("the compiled search has no query-vector parameter")
-    return sql, tuple(params), slots
+    return VectorQuery.of(sql, params, dim)
 
 
 def _search(
@@ -162,13 +151,11 @@ def _search(
 ) -> tuple[dict[str, list[_Hit]], dict[str, list[int]]]:
     """The k nearest rows of each kind, most similar first, and (``probe`` > 0) the ids of up
     to ``probe`` rows of each kind without a vector, in one round trip."""
-    sql, template, slots = _search_sql(tuple(kinds), len(vector), k, model, probe)
-    literal = vector_literal(vector).value
-    params = [literal if i in slots else p for i, p in enumerate(template)]
+    search = _search_sql(tuple(kinds), len(vector), k, model, probe)
     found: dict[str, list[_Hit]] = {kind: [] for kind in kinds}
     unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
     with ef_search(k), connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(search.sql, search.params(vector))
         for row in cursor.fetchall():
             if row[0].startswith(UNEMBEDDED):
                 unembedded[row[0].removeprefix(UNEMBEDDED)].append(row[1])
