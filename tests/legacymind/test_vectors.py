@@ -209,6 +209,14 @@ def test_nearest_compiles_once_per_base_query_and_searches_with_each_new_vector(
         assert found[0].get_deferred_fields() == built[0].get_deferred_fields()
         assert "embedding" in found[0].get_deferred_fields()
     assert len(module._COMPILED) == 1  # five searches, one compiled query
+    # What runs from the cache is the ORM's own query with the new vector put in, so the
+    # plan tests above (on nearest_queryset) hold for it too.
+    query = _unit(1, 384)[0].tolist()
+    base = Entity.objects.only("id", "name")
+    compiled = module._nearest_compiled(base, 384, 7, "test-384")
+    assert compiled is not None
+    sql, params = nearest_queryset(base, query, 7, model="test-384").query.sql_with_params()
+    assert (compiled.sql, tuple(compiled.params(query))) == (sql, params)
 
     nearest(Entity.objects.only("id", "name"), _unit(1, 384)[0].tolist(), 8, model="test-384")
     nearest(Entity.objects.filter(name__startswith="e-1"), vectors[0].tolist(), 7, model=None)
