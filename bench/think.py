@@ -2,7 +2,9 @@
 entities. For each size it prints
 
 - p50/p95 latency of think at injection scale 0 and scale 3 through Django's test client (the
-  difference is the cost of injection), interleaved request by request;
+  difference is the cost of injection), interleaved request by request; the same for
+  ``--unrelated`` contents that no entity was made for (most pass no threshold by chance
+  overlaps alone, and some take the floor, whose search reaches the whole pool);
 - injection recall@k: the memories the API injected against the same selection computed over
   an exact (numpy brute force) search of the whole graph, with the same pool, thresholds and
   orbital ranking, in its own pass with the worker stopped so that no access bump lands between
@@ -212,7 +214,9 @@ def bench_token() -> str:
     return token.key
 
 
-def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str], dict[str, Any]]:
+def run_size(
+    n: int, n_queries: int, related: int, seed: int, n_unrelated: int
+) -> tuple[list[str], dict[str, Any]]:
     # These VMs change speed within minutes (the reference loop has moved 37 -> 70 ms and back
     # within one run): printed before and after each size, so a slow stretch shows.
     ref_before = reference_loop_ms()
@@ -245,6 +249,18 @@ def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str]
         ms, body = timed(think, text, 3)
         lat["3"].append(ms)
         injected.append(len(body["injected"]))
+    # Contents that no entity was made for: only chance overlaps, so at scale 3 many pass no
+    # threshold and take the floor, whose search reaches the whole pool (ef_search 500).
+    unrelated = query_texts(np.random.default_rng(seed + 2), n_unrelated)
+    for name in ("u0", "u3"):
+        lat[name] = []
+    floored = 0
+    for text in unrelated:
+        ms, _ = timed(think, text, 0)
+        lat["u0"].append(ms)
+        ms, body = timed(think, text, 3)
+        lat["u3"].append(ms)
+        floored += bool(body["telemetry"]["injection"]["used_floor"])
 
     # Recall through the API on a still graph: with the worker stopped the access bumps queue up
     # instead of landing between the exact reference and the request (a bump re-ranks borderline
@@ -274,10 +290,11 @@ def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str]
             step_recall["original"].append(value)
 
     ref_after = reference_loop_ms()
-    p = {k: (percentile(v, 50), percentile(v, 95)) for k, v in {**lat, **step}.items()}
+    p = {k: (percentile(v, 50), percentile(v, 95)) for k, v in {**lat, **step}.items() if v}
     figures = {
         "p50_0": p["0"][0], "p95_0": p["0"][1], "p50_3": p["3"][0], "p95_3": p["3"][1],
         "recall": float(np.mean(recalls)), "injected": float(np.mean(injected)),
+        **({"p50_u3": p["u3"][0], "p95_u3": p["u3"][1]} if unrelated else {}),
     }  # fmt: skip
     lines = [
         f"### {n:,} entities ({n_queries} queries, {related} related entities per query)",
@@ -294,8 +311,16 @@ def run_size(n: int, n_queries: int, related: int, seed: int) -> tuple[list[str]
         f"| injection step p50 ms (baseline: original first {ORIGINAL_POOL} rows + app cosine) | {p['ours'][0]:.2f} | {p['original'][0]:.2f} | {ratio(p['ours'][0], p['original'][0])} |",
         f"| injection step p95 ms (same) | {p['ours'][1]:.2f} | {p['original'][1]:.2f} | {ratio(p['ours'][1], p['original'][1])} |",
         f"| injection step recall@k vs exact (each under its own rules) | {np.mean(step_recall['ours']):.3f} | {np.mean(step_recall['original']):.3f} | {ratio(float(np.mean(step_recall['ours'])), float(np.mean(step_recall['original'])))} |",
-        "",
     ]  # fmt: skip
+    if unrelated:
+        lines += [
+            f"| think p50 ms, scale 3, {len(unrelated)} contents no entity was made for (baseline: scale 0) | {p['u3'][0]:.2f} | {p['u0'][0]:.2f} | {ratio(p['u3'][0], p['u0'][0])} |",
+            f"| think p95 ms, same contents (baseline: scale 0) | {p['u3'][1]:.2f} | {p['u0'][1]:.2f} | {ratio(p['u3'][1], p['u0'][1])} |",
+            "",
+            f"Of those contents, {floored} ({100 * floored / len(unrelated):.0f}%) passed no "
+            "threshold and took memories above the floor.",
+        ]  # fmt: skip
+    lines.append("")
     return lines, {"texts": texts, **figures}
 
 
@@ -304,6 +329,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--related", type=int, default=30)
+    parser.add_argument("--unrelated", type=int, default=200)
     parser.add_argument("--rps-seconds", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--write", type=Path)
@@ -327,7 +353,7 @@ def main() -> None:
     ]
     summary: dict[int, dict[str, Any]] = {}
     for n in args.sizes:
-        section, figures = run_size(n, args.queries, args.related, args.seed)
+        section, figures = run_size(n, args.queries, args.related, args.seed, args.unrelated)
         lines += section
         summary[n] = figures
         print("\n".join(section), flush=True)

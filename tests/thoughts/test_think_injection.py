@@ -347,3 +347,35 @@ def test_a_pool_smaller_than_the_related_rows_caps_the_search(api, memory, setti
     assert "deep" not in names(body)
     # The index search is approximate: at most the pool, and nearly all of it.
     assert 40 <= body["telemetry"]["injection"]["candidates_passing"] <= 44
+
+
+def test_the_floor_goes_on_from_the_threshold_search_and_reaches_the_whole_pool(api, memory):
+    # Nothing passes t3 (0.25); 45 memories clear the floor (0.15), the least similar of them
+    # by far the most significant. The floor's search must reach past the first 40 neighbours,
+    # and it starts from the rows the threshold's search found instead of searching them again.
+    for i in range(44):
+        memory(about=TEXT, cosine=0.24 - i * 0.0015, name=f"m{i:02d}", significance=0.0)
+    memory(about=TEXT, cosine=0.16, name="deep", significance=1.0)
+    with CaptureQueriesContext(connection) as captured:
+        body = think(api, injection_scale=3)
+    assert body["injected"][0]["name"] == "deep"
+    assert body["injected"][0]["reason"] == "floor"
+    assert body["telemetry"]["injection"]["candidates_passing"] == 45
+    searches = [q["sql"] for q in captured if "kg_entity" in q["sql"] and "<=>" in q["sql"]]
+    # One search of 40 rows for the threshold, then one of the whole pool (500) for the floor:
+    # not the 40 rows again, nor a 160-row step on the way.
+    assert [("LIMIT 40" in sql, "LIMIT 500" in sql) for sql in searches] == [
+        (True, False),
+        (False, True),
+    ]
+
+
+def test_the_floor_applies_when_only_others_private_memories_pass_the_threshold(
+    api, other_user, memory
+):
+    private = ThoughtFactory(owner=other_user, is_private=True)
+    memory(about=TEXT, cosine=0.9, name="bob-private", source_thought=private)
+    memory(about=TEXT, cosine=0.2, name="faint")
+    body = think(api, injection_scale=3)
+    assert names(body) == ["faint"]
+    assert body["injected"][0]["reason"] == "floor"

@@ -194,43 +194,43 @@ def memories_inject(
     if scale == 0:
         return result
     result.limit = SCALE_LIMITS[scale]
-    result.threshold, result.submode_delta = threshold_for(scale, submode)
-    result.floor = float(settings.SURR_INJECT_FLOOR)
+    threshold, result.submode_delta = threshold_for(scale, submode)
+    floor = float(settings.SURR_INJECT_FLOOR)
+    result.threshold, result.floor = threshold, floor
     result.pool = pool_for(mode)
     # The first search also asks for KG rows without a vector (in the same round trip); when it
     # finds some, they are embedded and saved and the search runs again to consider them.
     backfill_max = int(settings.SURR_INJECT_BACKFILL_MAX)
     values = vector.tolist()
 
-    def search(min_similarity: float, probe: int = 0) -> Nearest:
+    def search(probe: int = 0) -> Nearest:
+        # Down to the floor only when nothing passes the threshold (``kg_nearest``'s
+        # fallback). Noise rows (random directions sit near cosine 0 +- 0.05 at 384-d) clear a
+        # floor of 0.15 by the hundred in a large graph, so one search to the floor would
+        # always have to widen to the whole pool.
         return kg_nearest(
             vector=values,
             model=provider.model,
             k=result.pool,
             owner_id=owner_id,
-            min_similarity=min_similarity,
+            min_similarity=threshold,
+            fallback=floor,
             probe_unembedded=probe,
         )
 
-    found = search(result.threshold, probe=backfill_max)
+    found = search(probe=backfill_max)
     if any(found.unembedded.values()):  # always empty when backfill_max is 0 (no probe)
         result.backfilled = kg_backfill(
             provider=provider, ids=_first(found.unembedded, backfill_max)
         )
         if result.backfilled:
-            found = search(result.threshold)
+            found = search()
     candidates = found.candidates
-    # Only when nothing passes the threshold, search again down to the floor. Noise rows
-    # (random directions sit near cosine 0 +- 0.05 at 384-d) clear a floor of 0.15 by the
-    # hundred in a large graph, so a single search to the floor would always have to widen
-    # to the whole pool.
-    if not candidates and result.floor < result.threshold:
-        candidates = search(result.floor).candidates
     result.candidates = len(candidates)
     result.memories, result.used_floor = select(
         candidates,
-        threshold=result.threshold,
-        floor=result.floor,
+        threshold=threshold,
+        floor=floor,
         limit=result.limit,
         now=timezone.now(),
     )
