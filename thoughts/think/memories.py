@@ -204,7 +204,7 @@ def kg_nearest(
     hits: dict[str, list[_Hit]] = {}  # each kind's rows from its widest search so far
     steps: dict[str, int] = {}
     unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
-    bar, probe, growth = min_similarity, probe_unembedded, GROWTH
+    bar, probe = min_similarity, probe_unembedded
     pending, step = list(kinds), min(k, FIRST_STEP)
     while True:
         while pending:
@@ -213,12 +213,12 @@ def kg_nearest(
                 unembedded, probe = first, 0
             hits.update(found)
             steps.update(dict.fromkeys(pending, step))
-            pending, step = _to_widen(pending, hits, steps, k, bar), min(k, step * growth)
+            pending, step = _to_widen(pending, hits, steps, k, bar), min(k, step * GROWTH)
         candidates = _visible(hits, bar, owner_id)
         if candidates or fallback is None or fallback >= bar:
             return Nearest(candidates, unembedded)
-        bar, fallback, growth = fallback, None, k
-        pending, step = _to_widen(list(kinds), hits, steps, k, bar), k
+        bar, fallback = fallback, None
+        pending, step = _to_widen(list(kinds), hits, steps, k, bar), k  # straight to k
 
 
 def _to_widen(
