@@ -34,7 +34,7 @@ from django.utils import timezone
 from kg.models import Entity, Observation
 from legacymind.providers import embeddings
 from legacymind.reembed import ReembedSummary, embedded_tables, rows_reembed
-from legacymind.vectors import vectors_store
+from legacymind.vector_writes import vectors_store
 from thoughts.models import Thought
 
 # fmt: off

@@ -37,7 +37,8 @@ from legacymind.vector_indexes import (
     rebuild_in_transaction,
     rebuild_wanted,
 )
-from legacymind.vectors import RowGuard, indexed_dims, text_digest, vectors_store
+from legacymind.vector_writes import RowGuard, text_digest, vectors_store
+from legacymind.vectors import indexed_dims
 
 TARGETS = ("thoughts", "kg", "all")
 MAX_BATCH_SIZE = 2048
