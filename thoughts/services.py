@@ -11,7 +11,6 @@ from typing import Any
 
 from django.conf import settings
 
-from legacymind.errors import Conflict
 from legacymind.providers.embeddings import EmbeddingProvider, fields_for, get_provider
 from thoughts.models import Thought
 from thoughts.think.continuity import Continuity, continuity_resolve
@@ -19,7 +18,7 @@ from thoughts.think.frameworks import framework_analyze
 from thoughts.think.injection import Injection, memories_inject
 from thoughts.think.modes import MODE_DEFAULTS, ModeChoice, mode_select
 from thoughts.think.params import ThinkParams
-from thoughts.think.persist import TAKEN_ID, thought_store
+from thoughts.think.persist import thought_id_taken, thought_store
 from thoughts.think.verification import VerifyRequest, hypothesis_verify
 
 logger = logging.getLogger("thoughts.think")
@@ -58,7 +57,7 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
     significance = default_significance if params.significance is None else params.significance
     thought_id = params.thought_id or uuid.uuid4()
     if params.thought_id and Thought.objects.filter(id=thought_id).exists():
-        raise Conflict(f"thought {thought_id} already exists", fields=TAKEN_ID)
+        raise thought_id_taken(thought_id)
     continuity = continuity_resolve(
         owner=owner,
         thought_id=thought_id,

@@ -24,9 +24,14 @@ from legacymind.errors import Conflict
 from thoughts.models import Thought
 from thoughts.think.injection import Injected
 
-# The 409's field error: a message, like every other field error (not the id, which the
-# request itself holds).
-TAKEN_ID = {"thought_id": ["A thought with this id exists already."]}
+
+def thought_id_taken(thought_id: object) -> Conflict:
+    """The 409 for a thought id that is stored already. Its field error is a message, like every
+    other field error (not the id, which the request itself holds)."""
+    return Conflict(
+        f"thought {thought_id} already exists",
+        fields={"thought_id": ["A thought with this id exists already."]},
+    )
 
 
 def memories_bump(*, bumps: Mapping[tuple[str, int], tuple[int, datetime]]) -> int:
@@ -84,6 +89,6 @@ def thought_store(*, thought: Thought, injected: list[Injected], extract: bool =
                 thought_extract_on_commit(thought_id=thought.id, origin=None)
     except IntegrityError as exc:
         if Thought.objects.filter(id=thought.id).exists():
-            raise Conflict(f"thought {thought.id} already exists", fields=TAKEN_ID) from exc
+            raise thought_id_taken(thought.id) from exc
         raise
     return thought
