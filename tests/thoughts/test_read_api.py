@@ -294,13 +294,17 @@ def test_think_and_the_list_filter_take_the_same_thought_id_spellings(api, user)
         f"{hexed[:4]}-{hexed[4:]}",
         f"thoughts:{hexed[:-1]}",
     ]
-    for form in taken:
-        assert api.get(LIST, {"previous_thought_id": form}).status_code == 200, form
-        made = api.post(
+
+    def think_linked(form: str):
+        return api.post(
             "/api/v1/think",
             {"content": "next", "injection_scale": 0, "previous_thought_id": form},
             format="json",
         )
+
+    for form in taken:
+        assert api.get(LIST, {"previous_thought_id": form}).status_code == 200, form
+        made = think_linked(form)
         assert made.status_code == 201, (form, made.content)
         assert made.json()["telemetry"]["links_telemetry"] == {"previous_thought_id": "record"}
     stored = Thought.objects.filter(owner=user).count()
@@ -308,11 +312,7 @@ def test_think_and_the_list_filter_take_the_same_thought_id_spellings(api, user)
         listed = api.get(LIST, {"previous_thought_id": form})
         assert listed.status_code == 400, form
         assert "previous_thought_id" in listed.json()["fields"]
-        made = api.post(
-            "/api/v1/think",
-            {"content": "next", "injection_scale": 0, "previous_thought_id": form},
-            format="json",
-        )
+        made = think_linked(form)
         assert made.status_code == 400, form
         assert "previous_thought_id" in made.json()["fields"]
     assert Thought.objects.filter(owner=user).count() == stored
