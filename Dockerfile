@@ -36,4 +36,5 @@ RUN useradd --system --create-home --uid 10001 legacymind \
 USER legacymind
 
 EXPOSE 8000
-CMD ["gunicorn", "legacymind.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120", "--access-logfile", "-"]
+# gunicorn.conf.py (in /app): threaded workers; WEB_CONCURRENCY, WEB_THREADS, WEB_TIMEOUT.
+CMD ["gunicorn", "--config", "gunicorn.conf.py", "--bind", "0.0.0.0:8000"]

@@ -101,6 +101,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def gunicorn_label(worker_class: str) -> str:
+    """How the run's gunicorn serves: the repo's gunicorn.conf.py (threaded workers) with two
+    worker processes, or the same with ``--worker-class sync``."""
+    if worker_class == "sync":
+        return "2 sync workers"
+    return f"2 {worker_class} workers x {os.environ.get('WEB_THREADS') or 8} threads"
+
+
 def throughput(
     texts: list[str],
     seconds: float,
@@ -109,15 +117,22 @@ def throughput(
     hint: str,
     worker_pid: int,
     clients: int = 16,
+    worker_class: str = "gthread",
 ) -> tuple[list[str], float]:
-    """think at scale 3 under gunicorn (2 sync workers) with ``clients`` concurrent clients."""
+    """think at scale 3 under gunicorn (the repo's gunicorn.conf.py, 2 workers of
+    ``worker_class``) with ``clients`` concurrent clients."""
     import httpx
 
     port = free_port()
-    env = child_env()
+    # The access log is off, as it was before gunicorn.conf.py turned it on for deployments:
+    # its cost depends on where the log goes, not on the app.
+    env = {**child_env(), "WEB_ACCESS_LOG": ""}
+    # gunicorn runs a "sync" worker class with threads > 1 as gthread: the baseline sets 1.
+    threads = ["--threads", "1"] if worker_class == "sync" else []
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "legacymind.wsgi:application",
-         "--workers", "2", "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        [str(Path(sys.executable).parent / "gunicorn"), "--workers", "2",
+         "--worker-class", worker_class, *threads, "--bind", f"127.0.0.1:{port}",
+         "--log-level", "warning"],
         cwd=ROOT, env=env,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/api/v1/think"
@@ -146,7 +161,7 @@ def throughput(
                 r = http.getresponse()
                 text = r.read()
                 ms = (time.perf_counter() - started) * 1000
-                if r.will_close:  # gunicorn's sync workers close after each response
+                if r.will_close:  # sync workers close after each response (no keep-alive)
                     http.close()
                 with lock:
                     if r.status == 201:
@@ -186,7 +201,7 @@ def throughput(
     }
     cpu_line = ", ".join(f"{part} {ms:.1f}" for part, ms in per_request.items())
     return [
-        f"Throughput under gunicorn (2 sync workers, DB_CONN_MAX_AGE=60) and one Celery "
+        f"Throughput under gunicorn ({gunicorn_label(worker_class)}, DB_CONN_MAX_AGE=60) and one Celery "
         f"worker, {clients} concurrent clients for {elapsed:.0f} s, think at scale 3: "
         f"**{rps:.0f} requests/s** ({len(latencies)} ok, {len(errors)} errors), latency under "
         f"load p50 {percentile(latencies, 50):.1f} ms, p95 {percentile(latencies, 95):.1f} ms. "

@@ -50,6 +50,12 @@ def python_files(*folders: str) -> list[Path]:
     ]
 
 
+def app_sources() -> list[Path]:
+    """Everything that reads the environment when the app runs: the apps and gunicorn's
+    configuration (WEB_CONCURRENCY, WEB_THREADS, ...)."""
+    return [*python_files(*APPS), ROOT / "gunicorn.conf.py"]
+
+
 @pytest.fixture(scope="module")
 def compose() -> dict:
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -90,7 +96,7 @@ def test_compose_has_the_four_services_with_health_checks(compose):
     assert services["db"]["image"] == "pgvector/pgvector:pg16"
     assert services["redis"]["image"].startswith("redis:")
     web = " ".join(services["web"]["command"])
-    assert "gunicorn legacymind.wsgi" in web and "migrate" in web
+    assert "gunicorn --config gunicorn.conf.py" in web and "migrate" in web
     assert services["worker"]["command"][:4] == ["celery", "-A", "legacymind", "worker"]
     for name in ("web", "worker"):
         deps = services[name]["depends_on"]
@@ -105,7 +111,7 @@ def test_beat_runs_only_when_a_periodic_task_exists(compose):
 
 
 def test_every_variable_compose_passes_to_the_app_is_read_by_it(compose):
-    read = read_in(python_files(*APPS))
+    read = read_in(app_sources())
     for name in ("web", "worker"):
         passed = set(compose["services"][name]["environment"])
         assert passed, name
@@ -127,6 +133,7 @@ def test_env_example_lists_every_variable_the_settings_and_providers_read(exampl
         *(ROOT / "legacymind" / "conf").glob("*.py"),
         *(ROOT / "legacymind" / "providers").glob("*.py"),
         *(ROOT / "legacymind" / "management" / "commands").glob("*.py"),
+        ROOT / "gunicorn.conf.py",
     ]
     read = read_in(sources)
     assert len(read) > 50
@@ -137,7 +144,7 @@ def test_env_example_lists_every_variable_the_settings_and_providers_read(exampl
 def test_env_example_has_no_stale_entries(example):
     raw = (ROOT / "docker-compose.yml").read_text()
     compose_only = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", raw))
-    stale = set(example) - read_in(python_files(*APPS)) - compose_only
+    stale = set(example) - read_in(app_sources()) - compose_only
     assert not stale, f".env.example lists {sorted(stale)} which nothing reads"
 
 
@@ -217,6 +224,6 @@ def test_dockerfile_builds_the_cpu_image_as_a_non_root_user():
     assert "collectstatic --noinput" in text
     user = re.findall(r"^USER (\S+)", text, re.M)
     assert user and user[-1] not in ("root", "0")
-    assert "gunicorn" in text.split("CMD", 1)[1] and "legacymind.wsgi" in text
+    assert "gunicorn" in text.split("CMD", 1)[1] and "gunicorn.conf.py" in text.split("CMD", 1)[1]
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".venv", "var", ".git", ".env"} <= set(ignored)

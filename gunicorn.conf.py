@@ -1,0 +1,44 @@
+"""Gunicorn's configuration for the web app (gunicorn reads ``./gunicorn.conf.py`` by itself; the
+Dockerfile and docker-compose run it from /app, the benchmarks from the checkout).
+
+Threaded workers, not sync ones: a think waits on the embeddings API (OpenAI: ~100-300 ms a
+call) and the journaling agent on a chat model (seconds). A sync worker holds its process for
+that whole wait, so three of them served at most three requests at a time whatever the CPUs
+were doing; a threaded worker serves its other requests meanwhile (docs/benchmarks.md, "Web
+concurrency"). With a local or hash embedder the requests are CPU-bound and the two kinds
+measured the same.
+
+Each thread keeps its own database connection for ``DB_CONN_MAX_AGE`` seconds, so a web
+container holds up to WEB_CONCURRENCY x WEB_THREADS connections: size Postgres's
+max_connections (100 by default) for every container and the Celery workers.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _whole(name: str, default: int, minimum: int) -> int:
+    # A bad value stops gunicorn before it forks, naming the variable (as the settings do).
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SystemExit(f"{name} must be a whole number, got {raw!r}") from None
+    if value < minimum:
+        raise SystemExit(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+wsgi_app = "legacymind.wsgi:application"
+bind = os.environ.get("WEB_BIND", "").strip() or "127.0.0.1:8000"
+worker_class = "gthread"
+workers = _whole("WEB_CONCURRENCY", 3, 1)
+threads = _whole("WEB_THREADS", 8, 1)
+timeout = _whole("WEB_TIMEOUT", 120, 1)
+# Idle keep-alive connections hold a thread's slot in the worker's poller, not the thread.
+keepalive = 5
+# "-" logs each request to stdout (the container's log); empty turns the access log off.
+accesslog = os.environ.get("WEB_ACCESS_LOG", "-").strip() or None

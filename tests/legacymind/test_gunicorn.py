@@ -1,0 +1,179 @@
+"""gunicorn.conf.py: threaded workers that keep serving while a request waits on a remote API,
+sized from the environment, refusing bad values by name."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib import request as urlrequest
+from urllib.error import HTTPError
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from legacymind.providers.embeddings import HashEmbedder
+from tests.support.celery_worker import worker_database_url
+from tests.support.openai_server import OpenAIStub
+from tests.support.settings_process import NO_DB
+from thoughts.models import Thought
+
+ROOT = Path(__file__).resolve().parents[2]
+GUNICORN = str(Path(sys.executable).parent / "gunicorn")
+
+
+def gunicorn(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """gunicorn run from the checkout (so it reads gunicorn.conf.py); the app it loads to check
+    the config gets settings that never connect anywhere."""
+    clean = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "DJANGO_SECRET_KEY": "x",
+        "AGENT_STATE_SECRET": "y",
+        "DATABASE_URL": NO_DB,
+        "EMBEDDING_PROVIDER": "hash",
+        **env,
+    }
+    return subprocess.run(
+        [GUNICORN, *args], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=60
+    )
+
+
+def printed_config(**env: str) -> dict[str, str]:
+    out = gunicorn("--print-config", **env)
+    assert out.returncode == 0, out.stderr
+    return {
+        key.strip(): value.strip()
+        for key, _, value in (line.partition("=") for line in out.stdout.splitlines())
+    }
+
+
+def test_the_config_runs_threaded_workers_sized_from_the_environment():
+    defaults = printed_config()
+    assert defaults["worker_class"] == "gthread"
+    assert (defaults["workers"], defaults["threads"], defaults["timeout"]) == ("3", "8", "120")
+    assert defaults["wsgi_app"] == "legacymind.wsgi:application"
+    assert defaults["bind"] == "['127.0.0.1:8000']"  # the container passes --bind 0.0.0.0:8000
+    assert defaults["accesslog"] == "-"
+    sized = printed_config(WEB_CONCURRENCY="2", WEB_THREADS="4", WEB_TIMEOUT="30")
+    assert (sized["workers"], sized["threads"], sized["timeout"]) == ("2", "4", "30")
+    assert printed_config(WEB_ACCESS_LOG="")["accesslog"] == "None"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("WEB_THREADS", "eight", "WEB_THREADS must be a whole number, got 'eight'"),
+        ("WEB_THREADS", "0", "WEB_THREADS must be at least 1, got 0"),
+        ("WEB_CONCURRENCY", "0", "WEB_CONCURRENCY must be at least 1, got 0"),
+        ("WEB_TIMEOUT", "-1", "WEB_TIMEOUT must be at least 1, got -1"),
+    ],
+)
+def test_a_bad_value_stops_gunicorn_naming_the_variable(name, value, message):
+    out = gunicorn("--check-config", **{name: value})
+    assert out.returncode != 0
+    assert message in out.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def served(stub: OpenAIStub, **env: str) -> Iterator[str]:
+    """gunicorn with the repo's config on the test database, embedding through ``stub``."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [GUNICORN, "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=ROOT,
+        env={
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": os.environ.get("HOME", "/tmp"),
+            "DATABASE_URL": worker_database_url(),
+            "DJANGO_SECRET_KEY": "x",
+            "AGENT_STATE_SECRET": "y",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+            "EMBEDDING_PROVIDER": "openai",
+            "OPENAI_API_KEY": "sk-test",
+            "OPENAI_BASE_URL": stub.base_url,
+            "EMBEDDING_MODEL": "text-embedding-3-small",
+            "EMBEDDING_DIM": "384",
+            "EMBEDDING_MAX_RETRIES": "0",
+            "KG_AUTO_EXTRACT": "0",
+            "WEB_ACCESS_LOG": "",
+            **env,
+        },
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urlrequest.urlopen(f"{url}/healthz", timeout=2).read()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    server.kill()
+                    pytest.fail(f"gunicorn did not start: {server.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()  # before the test database is flushed: it holds connections to it
+        server.wait(30)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_worker_process_serves_thinks_while_others_wait_on_the_embeddings_api(user):
+    # Every embeddings call waits until four are in flight at once: a worker that served one
+    # request at a time (gunicorn's sync workers, what the app ran before) would never get
+    # there, its calls would fail after the timeout and the thinks would be 503s.
+    in_flight = threading.Barrier(4, timeout=20)
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        in_flight.wait()
+        return HashEmbedder(dim=384).embed(texts).tolist()
+
+    stub = OpenAIStub().start()
+    stub.embed_fn = embed
+    token = Token.objects.create(user=user).key
+    answers: list[tuple[int, dict]] = []
+
+    def think(i: int) -> None:
+        req = urlrequest.Request(
+            f"{url}/api/v1/think",
+            data=json.dumps({"content": f"thought number {i} about gunicorn"}).encode(),
+            headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+        )
+        try:
+            with urlrequest.urlopen(req, timeout=60) as r:
+                answers.append((r.status, json.loads(r.read())))
+        except HTTPError as exc:  # a 503 when the embeddings call gave up
+            answers.append((exc.code, {}))
+
+    try:
+        with served(stub, WEB_CONCURRENCY="1", WEB_THREADS="4") as url:
+            clients = [threading.Thread(target=think, args=(i,)) for i in range(4)]
+            for c in clients:
+                c.start()
+            for c in clients:
+                c.join(60)
+    finally:
+        stub.stop()
+    assert sorted(status for status, _ in answers) == [201] * 4
+    assert not in_flight.broken
+    stored = Thought.objects.filter(owner=user)
+    assert stored.count() == 4
+    assert {t.embedding_model for t in stored} == {"text-embedding-3-small"}
+    assert {str(t.id) for t in stored} == {
+        body["delegated_result"]["thought_id"].removeprefix("thoughts:") for _, body in answers
+    }
