@@ -124,7 +124,8 @@ def main() -> None:
         ours, base = rps["gthread"], rps["sync"]
         lines.append(f"| {latency_ms:g} ms | {ours:.0f} | {base:.0f} | {ratio(ours, base)} |")
     worker.terminate()
-    lines += ["", *details, "Reproduce with `python bench/web.py`."]
+    latencies = " ".join(f"{ms:g}" for ms in args.latency_ms)
+    lines += ["", *details, f"Reproduce with `python bench/web.py --latency-ms {latencies}`."]
     print("\n".join(lines))
     if args.write:
         run_prepend(
