@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -56,6 +57,23 @@ def test_openai_splits_large_inputs_into_batches_of_at_most_2048_in_order(
     expected = np.array(_angle_vectors(texts), dtype=np.float32)
     assert np.allclose(matrix, expected, atol=1e-6)
     assert openai_stub.requests[0]["auth"] == "Bearer sk-test"
+
+
+@pytest.mark.parametrize("answer_format", [None, "float"])
+def test_openai_reads_base64_answers_and_servers_that_answer_floats_anyway(
+    openai_settings, openai_stub, answer_format
+):
+    # The SDK asks for base64 (a quarter of the JSON, no float parsing); some OpenAI-compatible
+    # servers answer lists of floats whatever was asked. Both give the same rows.
+    openai_stub.embed_fn = _angle_vectors
+    openai_stub.answer_format = answer_format
+    texts = [str(i) for i in range(5)]
+
+    matrix = get_provider().embed(texts)
+
+    assert openai_stub.requests[0]["body"]["encoding_format"] == "base64"
+    assert matrix.dtype == np.float32
+    assert np.allclose(matrix, np.array(_angle_vectors(texts), dtype=np.float32), atol=1e-6)
 
 
 def test_openai_sends_dimensions_and_default_model_when_embedding_dim_is_set(
@@ -228,6 +246,36 @@ def test_local_gives_384d_unit_vectors_where_related_sentences_score_higher(sett
     assert sims[3, 4] > sims[3, 2] + 0.3
     assert sims[0, 1] > sims[0, 3]
     assert get_provider() is provider  # loaded once per process
+
+
+def test_local_embeds_from_several_threads_at_once_as_it_does_alone(settings, monkeypatch):
+    # gunicorn's threaded workers call one process's model from several threads; texts long
+    # enough to be truncated exercise the tokenizer's shared settings too.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    settings.EMBEDDING_PROVIDER = "local"
+    provider = get_provider()
+    texts = [f"thread {k} writes about topic {k} " * (1 + 40 * k) for k in range(6)]
+    alone = provider.embed(texts)
+    together: dict[int, np.ndarray] = {}
+    errors: list[BaseException] = []
+
+    def embed(k: int) -> None:
+        try:
+            for _ in range(3):
+                together[k] = provider.embed([texts[k]])[0]
+        except BaseException as exc:  # reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=embed, args=(k,)) for k in range(len(texts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+
+    assert errors == []
+    for k in range(len(texts)):
+        assert np.allclose(together[k], alone[k], atol=1e-5)
 
 
 def test_local_refuses_another_embedding_dim(settings):

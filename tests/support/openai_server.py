@@ -4,6 +4,7 @@ completions). Tests script its answers; the SDK under test talks to it over a re
     server.embed_fn = lambda texts: [[...], ...]      # vectors for /v1/embeddings
     server.chat_fn = lambda messages: "answer text"    # content for /v1/chat/completions
     server.fail_next(429, times=1)                     # the next request(s) answer with an error
+    server.answer_format = "float"                     # ignore the request's encoding_format
 
 Each entry of ``server.requests`` has the path, the JSON body, the Authorization header and
 ``at``, the ``time.monotonic()`` when the request arrived (for retry and rate-limit timing).
@@ -11,12 +12,23 @@ Each entry of ``server.requests`` has the path, the JSON body, the Authorization
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import numpy as np
+
+
+def _encoded(vector: list[float], fmt: str) -> list[float] | str:
+    """As the API answers: a list of floats, or with ``encoding_format: base64`` (what the SDK
+    asks for unless told otherwise) the little-endian float32 bytes in base64."""
+    if fmt == "base64":
+        return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()
+    return vector
 
 
 class OpenAIStub:
@@ -27,6 +39,9 @@ class OpenAIStub:
             [1.0, 0.0, 0.0] for _ in texts
         ]
         self.chat_fn: Callable[[list[dict[str, Any]]], str] = lambda messages: "ok"
+        # None: answer in the encoding the request asks for, as the API does; "float": always
+        # lists of floats, as some OpenAI-compatible servers do whatever was asked.
+        self.answer_format: str | None = None
         self._lock = threading.Lock()
         stub = self
 
@@ -62,8 +77,9 @@ class OpenAIStub:
                 if self.path.endswith("/embeddings"):
                     inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                     vectors = stub.embed_fn(inputs)
+                    fmt = stub.answer_format or body.get("encoding_format", "float")
                     data = [
-                        {"object": "embedding", "index": i, "embedding": v}
+                        {"object": "embedding", "index": i, "embedding": _encoded(v, fmt)}
                         for i, v in enumerate(vectors)
                     ]
                     self._send(
