@@ -128,10 +128,10 @@ def throughput(
     # its cost depends on where the log goes, not on the app.
     env = {**child_env(), "WEB_ACCESS_LOG": ""}
     # gunicorn runs a "sync" worker class with threads > 1 as gthread: the baseline sets 1.
-    threads = ["--threads", "1"] if worker_class == "sync" else []
+    one_thread = ["--threads", "1"] if worker_class == "sync" else []
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "--workers", "2",
-         "--worker-class", worker_class, *threads, "--bind", f"127.0.0.1:{port}",
+         "--worker-class", worker_class, *one_thread, "--bind", f"127.0.0.1:{port}",
          "--log-level", "warning"],
         cwd=ROOT, env=env,
     )  # fmt: skip

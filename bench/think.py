@@ -12,7 +12,8 @@ entities. For each size it prints
 - the injection step alone against the original design (the first 500 rows of each table,
   cosine in the application, similarity order), with that baseline's own recall against an
   exact search under its own rules;
-- requests/s of think under gunicorn (2 sync workers) with 16 concurrent clients.
+- requests/s of think under gunicorn (the repo's gunicorn.conf.py with 2 worker processes) with 16
+  concurrent clients.
 
 As in production, the after-commit work (the access bump of injected memories) goes through
 a real Redis to a real Celery worker (one process) running beside the benchmark: a private
