@@ -95,6 +95,16 @@ def cpu_by_part(server: subprocess.Popen[bytes], worker_pid: int) -> dict[str, f
     }
 
 
+def bench_token(username: str) -> str:
+    """The API token of the benchmark's user ``username`` (made on first use)."""
+    from django.contrib.auth.models import User
+    from rest_framework.authtoken.models import Token
+
+    user, _ = User.objects.get_or_create(username=username)
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

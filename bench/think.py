@@ -82,22 +82,14 @@ from _think_data import (  # noqa: E402
     query_texts,
     recall,
 )
-from _think_load import drain, start_worker, throughput  # noqa: E402
+from _think_load import bench_token, drain, start_worker, throughput  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.contrib.auth.models import User  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
 from legacymind.providers.embeddings import get_provider  # noqa: E402
 from thoughts.think.injection import pool_for, threshold_for  # noqa: E402
 
 WORKER: list[Any] = []  # the Celery worker process (restarted around the recall pass)
-
-
-def bench_token() -> str:
-    user, _ = User.objects.get_or_create(username="bench-think")
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
 
 
 def run_size(
@@ -114,7 +106,7 @@ def run_size(
     vectors = get_provider().embed([f"{name} (concept)" for name in names])
     pks, load_s, index_s = load(names, vectors, seed)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {bench_token()}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {bench_token('bench-think')}")
 
     def think(text: str, scale: int) -> dict[str, Any]:
         r = client.post(
@@ -250,7 +242,7 @@ def main() -> None:
         rps_lines, rps = throughput(
             summary[biggest]["texts"],
             args.rps_seconds,
-            token=bench_token(),
+            token=bench_token("bench-think"),
             hint=HINT,
             worker_pid=WORKER[0].pid,
         )

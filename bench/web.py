@@ -67,9 +67,7 @@ import numpy as np  # noqa: E402
 from _common import machine, ratio, use_bench_database  # noqa: E402
 from _docs import run_prepend  # noqa: E402
 from _think_data import HINT, entity_names, load, query_texts  # noqa: E402
-from _think_load import gunicorn_label, start_worker, throughput  # noqa: E402
-from django.contrib.auth.models import User  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
+from _think_load import bench_token, gunicorn_label, start_worker, throughput  # noqa: E402
 
 from legacymind.providers.embeddings import HashEmbedder  # noqa: E402
 
@@ -90,8 +88,7 @@ def main() -> None:
     texts = query_texts(rng, 200)
     names = entity_names(args.entities, texts, 30, args.seed)
     load(names, HashEmbedder(dim=DIM).embed([f"{n} (concept)" for n in names]), args.seed)
-    user, _ = User.objects.get_or_create(username="bench-web")
-    token, _ = Token.objects.get_or_create(user=user)
+    token = bench_token("bench-web")
     worker = start_worker()
     lines = [
         "## Web concurrency: think under gunicorn with a remote embedder (`bench/web.py`)",
@@ -113,7 +110,7 @@ def main() -> None:
             out, rps[worker_class] = throughput(
                 texts,
                 args.seconds,
-                token=token.key,
+                token=token,
                 hint=HINT,
                 worker_pid=worker.pid,
                 clients=args.clients,

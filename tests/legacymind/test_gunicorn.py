@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from rest_framework.authtoken.models import Token
 from legacymind.providers.embeddings import HashEmbedder
 from tests.support.celery_worker import worker_database_url
 from tests.support.openai_server import OpenAIStub
+from tests.support.redis_server import free_port
 from tests.support.settings_process import NO_DB
 from thoughts.models import Thought
 
@@ -82,16 +82,10 @@ def test_a_bad_value_stops_gunicorn_naming_the_variable(name, value, message):
     assert message in out.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def served(stub: OpenAIStub, **env: str) -> Iterator[str]:
     """gunicorn with the repo's config on the test database, embedding through ``stub``."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [GUNICORN, "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
         cwd=ROOT,

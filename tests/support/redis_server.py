@@ -21,7 +21,8 @@ def _answers(port: int) -> bool:
         return False
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -47,7 +48,7 @@ def private_redis() -> Iterator[str]:
             "no Redis on 127.0.0.1:6379 and no redis-server binary to start one "
             "(apt-get install -y redis-server)"
         )
-    port = _free_port()
+    port = free_port()
     workdir = tempfile.mkdtemp(prefix="lm-redis-")
     proc = subprocess.Popen(
         [
