@@ -16,6 +16,10 @@ max_connections (100 by default) for every container and the Celery workers.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
 
 
 def _whole(name: str, default: int, minimum: int) -> int:
@@ -42,3 +46,29 @@ timeout = _whole("WEB_TIMEOUT", 120, 1)
 keepalive = 5
 # "-" logs each request to stdout (the container's log); empty turns the access log off.
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-").strip() or None
+
+
+# /metrics under several worker processes (agent.metrics): prometheus_client keeps each
+# process's samples in files under PROMETHEUS_MULTIPROC_DIR and the view adds them up; without
+# it a scrape saw only the counters of whichever process answered. Set here, in the master
+# before it forks, so every worker imports prometheus_client with it. Samples left by an
+# earlier run would be counted again, so the directory starts empty.
+_made: list[Path] = []  # the directory made here, removed when gunicorn stops
+
+
+def on_starting(server: Any) -> None:
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "").strip()
+    if given:
+        path = Path(given)
+        path.mkdir(parents=True, exist_ok=True)
+        for stale in path.glob("*.db"):
+            stale.unlink()
+    else:
+        path = Path(tempfile.mkdtemp(prefix="legacymind-metrics-"))
+        _made.append(path)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
+
+
+def on_exit(server: Any) -> None:
+    for path in _made:
+        shutil.rmtree(path, ignore_errors=True)

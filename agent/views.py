@@ -8,12 +8,13 @@ from typing import Any
 import drf_spectacular.contrib.pydantic  # noqa: F401  (registers the pydantic schema extension)
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import BaseModel, RootModel, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from agent import metrics
 from agent.excavations import completed_result, excavation_start, excavation_step
 from agent.reflections import reflection_create
 from agent.schemas import (
@@ -79,14 +80,14 @@ class AgentActView(APIView):
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    """Prometheus exposition of the default registry."""
+    """Prometheus exposition: every gunicorn worker's counters (see agent.metrics)."""
     if request.method != "GET":
         import json
 
         return HttpResponse(
             json.dumps(envelope(405, "Use GET.")), status=405, content_type="application/json"
         )
-    return HttpResponse(generate_latest(), content_type=CONTENT_TYPE_LATEST)
+    return HttpResponse(metrics.exposition(), content_type=CONTENT_TYPE_LATEST)
 
 
 def _validated(model: type[BaseModel], data: Any) -> Any:

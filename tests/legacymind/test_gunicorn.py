@@ -1,5 +1,5 @@
 """gunicorn.conf.py: threaded workers that keep serving while a request waits on a remote API,
-sized from the environment, refusing bad values by name."""
+sized from the environment, refusing bad values by name; /metrics counts every worker process."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from urllib import request as urlrequest
 from urllib.error import HTTPError
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from rest_framework.authtoken.models import Token
 
 from legacymind.providers.embeddings import HashEmbedder
+from tests.agent.conftest import BOUNDARIES_ENTRY as ENTRY
 from tests.support.celery_worker import worker_database_url
 from tests.support.openai_server import OpenAIStub
 from tests.support.redis_server import free_port
@@ -171,3 +173,96 @@ def test_one_worker_process_serves_thinks_while_others_wait_on_the_embeddings_ap
     assert {str(t.id) for t in stored} == {
         body["delegated_result"]["thought_id"].removeprefix("thoughts:") for _, body in answers
     }
+
+
+def _hash_stub() -> OpenAIStub:
+    """The embeddings API for agent turns, answering with the hash embedder's vectors."""
+    stub = OpenAIStub().start()
+    stub.embed_fn = lambda texts: HashEmbedder(dim=384).embed(texts).tolist()
+    return stub
+
+
+def _post(url: str, path: str, token: str, body: dict) -> dict:
+    req = urlrequest.Request(
+        f"{url}{path}",
+        data=json.dumps(body).encode(),
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urlrequest.urlopen(req, timeout=60) as r:
+            return json.loads(r.read())
+    except HTTPError as exc:
+        pytest.fail(f"{path}: {exc.code} {exc.read().decode()[:500]}")
+
+
+def _scrape(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    text = urlrequest.urlopen(f"{url}/metrics", timeout=30).read().decode()
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def _sum(samples: dict, name: str, **labels: str) -> float:
+    return sum(
+        v for (n, ls), v in samples.items() if n == name and labels.items() <= dict(ls).items()
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_metrics_add_up_the_turns_of_every_worker_process(user, tmp_path):
+    # Two single-threaded processes and six clients at once, so both processes serve turns;
+    # each scrape reaches one of them and must still count every turn.
+    token = Token.objects.create(user=user).key
+    actions: list[str] = []
+    stub = _hash_stub()
+
+    def turns(n: int) -> None:
+        for _ in range(n):
+            body = _post(
+                url, "/v3/agent/act", token, {"mode": "init", "journal_entry": {"text": ENTRY}}
+            )
+            actions.append(body["action"]["type"])
+
+    try:
+        with served(stub, WEB_CONCURRENCY="2", WEB_THREADS="1", TMPDIR=str(tmp_path)) as url:
+            clients = [threading.Thread(target=turns, args=(5,)) for _ in range(6)]
+            for c in clients:
+                c.start()
+            for c in clients:
+                c.join(120)
+            (metrics_dir,) = tmp_path.glob("legacymind-metrics-*")
+            serving = {p.stem.split("_")[-1] for p in metrics_dir.glob("counter_*.db")}
+            scrapes = [_scrape(url) for _ in range(6)]
+    finally:
+        stub.stop()
+    assert len(actions) == 30
+    assert len(serving) == 2, "both worker processes served turns"
+    for samples in scrapes:
+        assert _sum(samples, "agent_turns_total") == 30
+        assert _sum(samples, "agent_turns_total", mode="init") == 30
+        count = _sum(samples, "agent_action_latency_ms_count")
+        assert count == 30
+        mean = _sum(samples, "agent_action_latency_ms_sum") / count
+        assert samples[("avg_action_latency_ms", ())] == pytest.approx(mean)
+        assert samples[("askuser_rate", ())] == pytest.approx(actions.count("AskUser") / 30)
+    assert not metrics_dir.exists(), "the directory gunicorn made is gone when it stops"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_given_metrics_directory_starts_without_an_earlier_runs_samples(user, tmp_path):
+    metrics_dir = tmp_path / "metrics"
+    metrics_dir.mkdir()
+    (metrics_dir / "counter_1.db").write_bytes(b"samples of a run that has ended")
+    token = Token.objects.create(user=user).key
+    stub = _hash_stub()
+    try:
+        with served(stub, WEB_CONCURRENCY="1", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)) as url:
+            _post(url, "/v3/agent/act", token, {"mode": "init", "journal_entry": {"text": ENTRY}})
+            samples = _scrape(url)
+    finally:
+        stub.stop()
+    assert _sum(samples, "agent_turns_total") == 1
+    assert not (metrics_dir / "counter_1.db").exists()
+    assert list(metrics_dir.glob("counter_*.db")), "the given directory is kept"
