@@ -5,6 +5,8 @@ Defaults are spec 004's (§6) and specs/README.md's v2/v3 defaults.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.core.exceptions import ImproperlyConfigured
 
 from legacymind.conf.env import env, env_bool, env_choice, env_float, env_int
@@ -60,3 +62,13 @@ if not AGENT_STATE_SECRET:
     if not env.bool("DJANGO_DEBUG", default=False):
         raise ImproperlyConfigured("AGENT_STATE_SECRET must be set when DJANGO_DEBUG is off")
     AGENT_STATE_SECRET = "dev-only-agent-state-secret"
+
+# /metrics under several processes (agent.metrics): prometheus_client reads this itself when the
+# metrics are first imported, and a directory that is not there failed only then, with a bare
+# FileNotFoundError. gunicorn.conf.py makes the directory before its workers load the settings.
+_metrics_dir = env.str("PROMETHEUS_MULTIPROC_DIR", default="").strip()
+if _metrics_dir and not Path(_metrics_dir).is_dir():
+    raise ImproperlyConfigured(
+        f"PROMETHEUS_MULTIPROC_DIR={_metrics_dir!r} is not a directory: create it or unset it "
+        "(gunicorn.conf.py makes its own)"
+    )

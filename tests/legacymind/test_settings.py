@@ -65,6 +65,7 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"AGENT_POLICY": "greedy"}, "AGENT_POLICY"),
         ({"KG_AUTO_EXTRACT": "maybe"}, "KG_AUTO_EXTRACT"),
         ({"SURR_IV_HEURISTIC_MAX_ENTITIES": "2.5"}, "SURR_IV_HEURISTIC_MAX_ENTITIES"),
+        ({"PROMETHEUS_MULTIPROC_DIR": "/nonexistent/metrics"}, "PROMETHEUS_MULTIPROC_DIR"),
     ],
 )
 def test_misconfiguration_stops_start_up_naming_the_variable(overrides, named):
