@@ -8,6 +8,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from legacymind.conf.env import env_bool as _flag
 from legacymind.conf.env import env_choice as _choice
 from legacymind.conf.env import env_float as _number
 from legacymind.conf.env import env_int as _integer
@@ -183,6 +184,23 @@ REEMBED_INDEX_REBUILD_MIN_ROWS = _integer(
 # is ignored and REMOTE_ADDR is the client, so nobody picks their own address for the sign-in
 # guard or the anonymous throttle by sending the header. One rule for both: DRF's NUM_PROXIES.
 TRUSTED_PROXY_COUNT = _integer("TRUSTED_PROXY_COUNT", 0, low=0, high=10)
+
+# --- HTTPS ----------------------------------------------------------------------------------
+# A site served over HTTPS: cookies only over TLS, plain-HTTP requests redirected, and (with
+# DJANGO_HSTS_SECONDS) browsers told to stay on HTTPS; `manage.py check --deploy` is then clean
+# but for HSTS's subdomain and preload options, which commit more than this app. Behind a proxy
+# that terminates TLS (TRUSTED_PROXY_COUNT > 0) the scheme is the proxy's X-Forwarded-Proto:
+# it must set that header itself. /healthz and /metrics stay plain HTTP: the container's health
+# check and Prometheus call them from inside the network.
+HTTPS = _flag("DJANGO_HTTPS", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+if HTTPS and TRUSTED_PROXY_COUNT:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_HSTS_SECONDS = _integer("DJANGO_HSTS_SECONDS", 0, low=0, high=2 * 365 * 86400)
+if SECURE_HSTS_SECONDS and not HTTPS:
+    # Sent over plain HTTP the header is ignored; set alone it is a sign of a half-done setup.
+    raise ImproperlyConfigured("DJANGO_HSTS_SECONDS needs DJANGO_HTTPS=1 (the site on HTTPS)")
 REST_FRAMEWORK = {
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_AUTHENTICATION_CLASSES": [

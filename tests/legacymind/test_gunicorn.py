@@ -3,6 +3,7 @@ sized from the environment, refusing bad values by name; /metrics counts every w
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import subprocess
@@ -266,3 +267,38 @@ def test_a_given_metrics_directory_starts_without_an_earlier_runs_samples(user, 
     assert _sum(samples, "agent_turns_total") == 1
     assert not (metrics_dir / "counter_1.db").exists()
     assert list(metrics_dir.glob("counter_*.db")), "the given directory is kept"
+
+
+def _raw(url: str, path: str, **headers: str) -> http.client.HTTPResponse:
+    """One GET that does not follow redirects."""
+    conn = http.client.HTTPConnection(url.removeprefix("http://"), timeout=30)
+    conn.request("GET", path, headers=headers)
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_https_plain_requests_are_redirected_and_the_proxy_scheme_is_trusted():
+    stub = _hash_stub()
+    env = {"DJANGO_HTTPS": "1", "TRUSTED_PROXY_COUNT": "1", "DJANGO_HSTS_SECONDS": "3600"}
+    try:
+        with served(stub, WEB_CONCURRENCY="1", **env) as url:
+            plain = _raw(url, "/accounts/login/")
+            health, metrics = _raw(url, "/healthz"), _raw(url, "/metrics")
+            proxied = _raw(
+                url,
+                "/accounts/login/",
+                **{"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"},
+            )
+    finally:
+        stub.stop()
+    host = url.removeprefix("http://")
+    assert plain.status == 301
+    assert plain.headers["Location"] == f"https://{host}/accounts/login/"
+    assert (health.status, metrics.status) == (200, 200)  # the health check and Prometheus
+    assert proxied.status == 200
+    csrf = [c for c in proxied.headers.get_all("Set-Cookie") or [] if c.startswith("csrftoken=")]
+    assert csrf and "Secure" in csrf[0]
+    assert proxied.headers["Strict-Transport-Security"] == "max-age=3600"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -31,6 +32,10 @@ print(json.dumps({
     "agent_secret": s.AGENT_STATE_SECRET,
     "embedding_provider": s.EMBEDDING_PROVIDER,
     "allowed_hosts": s.ALLOWED_HOSTS,
+    "secure_cookies": [s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE],
+    "ssl_redirect": s.SECURE_SSL_REDIRECT,
+    "proxy_ssl_header": s.SECURE_PROXY_SSL_HEADER,
+    "hsts": s.SECURE_HSTS_SECONDS,
 }))
 """
 
@@ -66,6 +71,9 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"KG_AUTO_EXTRACT": "maybe"}, "KG_AUTO_EXTRACT"),
         ({"SURR_IV_HEURISTIC_MAX_ENTITIES": "2.5"}, "SURR_IV_HEURISTIC_MAX_ENTITIES"),
         ({"PROMETHEUS_MULTIPROC_DIR": "/nonexistent/metrics"}, "PROMETHEUS_MULTIPROC_DIR"),
+        ({"DJANGO_HTTPS": "maybe"}, "DJANGO_HTTPS"),
+        ({"DJANGO_HSTS_SECONDS": "3600"}, "DJANGO_HSTS_SECONDS"),  # without DJANGO_HTTPS
+        ({"DJANGO_HTTPS": "1", "DJANGO_HSTS_SECONDS": "-5"}, "DJANGO_HSTS_SECONDS"),
     ],
 )
 def test_misconfiguration_stops_start_up_naming_the_variable(overrides, named):
@@ -95,6 +103,48 @@ def test_manage_check_fails_on_a_bad_value_too():
     )
     assert proc.returncode != 0
     assert "EMBEDDING_PROVIDER='bogus' is not one of openai, local, hash" in proc.stderr
+
+
+def test_https_makes_cookies_secure_redirects_and_trusts_the_proxy_scheme_only_with_a_proxy():
+    plain = loaded()
+    assert plain["secure_cookies"] == [False, False] and not plain["ssl_redirect"]
+    assert plain["proxy_ssl_header"] is None and plain["hsts"] == 0
+    direct = loaded(DJANGO_HTTPS="1", DJANGO_HSTS_SECONDS="3600")
+    assert direct["secure_cookies"] == [True, True] and direct["ssl_redirect"]
+    assert direct["proxy_ssl_header"] is None  # no proxy: a client could send the header
+    assert direct["hsts"] == 3600
+    proxied = loaded(DJANGO_HTTPS="1", TRUSTED_PROXY_COUNT="1")
+    assert proxied["proxy_ssl_header"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+
+
+def _deploy_warnings(**env: str) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        cwd=ROOT,
+        env={
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": os.environ.get("HOME", "/tmp"),
+            "DJANGO_SECRET_KEY": "a-long-random-production-key-" + "x7Qz9" * 10,
+            "AGENT_STATE_SECRET": "y",
+            "DATABASE_URL": NO_DB,
+            "EMBEDDING_PROVIDER": "hash",
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return set(re.findall(r"\((security\.W\d+)\)", proc.stdout + proc.stderr))
+
+
+def test_check_deploy_is_clean_on_https_but_for_the_hsts_commitments():
+    http_only = {"security.W004", "security.W008", "security.W012", "security.W016"}
+    assert http_only <= _deploy_warnings()
+    on_https = _deploy_warnings(
+        DJANGO_HTTPS="1", TRUSTED_PROXY_COUNT="1", DJANGO_HSTS_SECONDS="31536000"
+    )
+    # W005 and W021: HSTS for every subdomain and the browsers' preload list, the site's call.
+    assert on_https <= {"security.W005", "security.W021"}, on_https
 
 
 def test_debug_mode_starts_without_secrets_using_dev_only_values():
