@@ -20,7 +20,7 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 
-DEBUG = env.bool("DJANGO_DEBUG", default=False)
+DEBUG = _flag("DJANGO_DEBUG", False)
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
     if not DEBUG:
@@ -82,7 +82,10 @@ TEMPLATES = [
 # --- Database: DATABASE_URL, or the embedded server (Postgres 16 + pgvector 0.8) ------------
 PGDATA_DIR = Path(env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var" / "pgdata")))
 # HNSW builds are ~5x faster with 1GB than with the 64MB default (100k x 384: 56 s vs 294 s).
-MAINTENANCE_WORK_MEM = env.str("PG_MAINTENANCE_WORK_MEM", default="1GB")
+MAINTENANCE_WORK_MEM = env.str("PG_MAINTENANCE_WORK_MEM", default="1GB").strip()
+# Passed to every connection: a bad size would fail each connection with Postgres' message.
+if not re.fullmatch(r"\d+(kB|MB|GB)", MAINTENANCE_WORK_MEM):
+    raise ImproperlyConfigured("PG_MAINTENANCE_WORK_MEM must be a size such as 1GB (kB, MB or GB)")
 # HNSW search breadth per query: pgvector's default 40 gave recall@10 0.94 at 100k clustered
 # vectors, 100 gave 0.985 for ~1 ms more, 160 cost the same as 100 (docs/benchmarks.md,
 # "Retrieval"). 160 is what think's injection asks for (SURR_INJECT_EF_SEARCH): with the two
@@ -116,7 +119,7 @@ _db["OPTIONS"]["options"] = (
 )
 # Persistent connections: opening one costs a few ms (a forked backend), more than many
 # requests spend in the database. Health checks drop a connection the server closed.
-_db["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
+_db["CONN_MAX_AGE"] = _integer("DB_CONN_MAX_AGE", 60, low=0, high=86400)
 _db["CONN_HEALTH_CHECKS"] = True
 _db["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="test_legacymind")}
 DATABASES = {"default": _db}
@@ -158,7 +161,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # --- Embeddings ---------------------------------------------------------------------------
 OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
-OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="") or None
+OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="").strip() or None
+if OPENAI_BASE_URL and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", OPENAI_BASE_URL):
+    # Else every embedding would fail with the SDK's "Connection error", naming nothing.
+    raise ImproperlyConfigured(
+        f"OPENAI_BASE_URL={OPENAI_BASE_URL!r} is not an http(s) URL, e.g. https://api.openai.com/v1"
+    )
 EMBEDDING_PROVIDER = _choice(
     "EMBEDDING_PROVIDER", "openai" if OPENAI_API_KEY else "local", ("openai", "local", "hash")
 )

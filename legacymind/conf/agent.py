@@ -59,7 +59,7 @@ EXCAVATION_K_BUDGET = env_int("EXCAVATION_K_BUDGET", 4, low=1, high=50)
 # forge beliefs, budgets and evidence.
 AGENT_STATE_SECRET = env.str("AGENT_STATE_SECRET", default="")
 if not AGENT_STATE_SECRET:
-    if not env.bool("DJANGO_DEBUG", default=False):
+    if not env_bool("DJANGO_DEBUG", False):
         raise ImproperlyConfigured("AGENT_STATE_SECRET must be set when DJANGO_DEBUG is off")
     AGENT_STATE_SECRET = "dev-only-agent-state-secret"
 

@@ -90,11 +90,23 @@ def cli_config(
         command, args = shlex.split(script), []
     else:
         command = shlex.split(_env(env, "IV_CLI_CMD", "IV_SYNTH_CLI_CMD") or DEFAULT_CLI)
-    try:
-        timeout = float(env.get("IV_CLI_TIMEOUT", "60"))
-    except ValueError as exc:
-        raise ChatError("IV_CLI_TIMEOUT must be a number of seconds") from exc
+    timeout = _seconds(env, "IV_CLI_TIMEOUT")
     return CliConfig(command, [a.replace("{model}", model) for a in args], model, timeout)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float = 60.0) -> float:
+    """A timeout variable; a bad one is the stage's failure, naming the variable (the chain
+    then goes on to its next stage), never an exception the caller does not expect."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise ChatError(f"{name} must be a positive number of seconds, not {raw!r}")
+    return value
 
 
 def run_cli(prompt: str, config: CliConfig) -> ChatResult:
@@ -153,7 +165,7 @@ def run_grok(
     client = openai.OpenAI(
         api_key=env.get("GROK_API_KEY", ""),
         base_url=env.get("GROK_BASE_URL") or DEFAULT_GROK_URL,
-        timeout=float(env.get("GROK_TIMEOUT", "60")),
+        timeout=_seconds(env, "GROK_TIMEOUT"),
         max_retries=1,
     )
     messages: list[Any] = ([{"role": "system", "content": system}] if system else []) + [

@@ -135,6 +135,22 @@ def test_grok_disabled_by_flag_is_skipped(grok, monkeypatch):
     assert grok.requests == []
 
 
+@pytest.mark.parametrize("value", ["soon", "0", "-3", "inf"])
+def test_a_bad_timeout_fails_its_stage_naming_the_variable_and_the_chain_goes_on(
+    grok, monkeypatch, settings, value
+):
+    grok.chat_fn = lambda messages: GROK_JSON
+    monkeypatch.setenv("GROK_TIMEOUT", value)
+    assert extract(SECRET).provider == "heuristic"
+    assert grok.requests == []  # refused before any call
+    monkeypatch.setenv("IV_CLI_TIMEOUT", value)
+    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    with pytest.raises(ExtractionUnavailable) as err:
+        extract(SECRET)
+    assert f"IV_CLI_TIMEOUT must be a positive number of seconds, not {value!r}" in err.value.detail
+    assert f"GROK_TIMEOUT must be a positive number of seconds, not {value!r}" in err.value.detail
+
+
 def test_heuristic_disabled_and_every_stage_failing_is_a_clear_error(settings):
     settings.SURR_IV_HEURISTIC_FALLBACK = False
     with pytest.raises(ExtractionUnavailable) as err:

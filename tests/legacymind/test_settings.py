@@ -72,6 +72,11 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"SURR_IV_HEURISTIC_MAX_ENTITIES": "2.5"}, "SURR_IV_HEURISTIC_MAX_ENTITIES"),
         ({"PROMETHEUS_MULTIPROC_DIR": "/nonexistent/metrics"}, "PROMETHEUS_MULTIPROC_DIR"),
         ({"DJANGO_HTTPS": "maybe"}, "DJANGO_HTTPS"),
+        ({"DJANGO_DEBUG": "maybe"}, "DJANGO_DEBUG"),  # was silently off
+        ({"DB_CONN_MAX_AGE": "a minute"}, "DB_CONN_MAX_AGE"),  # was a bare ValueError
+        ({"DB_CONN_MAX_AGE": "-5"}, "DB_CONN_MAX_AGE"),
+        ({"PG_MAINTENANCE_WORK_MEM": "lots"}, "PG_MAINTENANCE_WORK_MEM"),  # failed per connection
+        ({"OPENAI_BASE_URL": "localhost:8080/v1"}, "OPENAI_BASE_URL"),  # no scheme
         ({"DJANGO_HSTS_SECONDS": "3600"}, "DJANGO_HSTS_SECONDS"),  # without DJANGO_HTTPS
         ({"DJANGO_HTTPS": "1", "DJANGO_HSTS_SECONDS": "-5"}, "DJANGO_HSTS_SECONDS"),
     ],
