@@ -90,11 +90,11 @@ def cli_config(
         command, args = shlex.split(script), []
     else:
         command = shlex.split(_env(env, "IV_CLI_CMD", "IV_SYNTH_CLI_CMD") or DEFAULT_CLI)
-    timeout = _seconds(env, "IV_CLI_TIMEOUT")
+    timeout = _seconds("IV_CLI_TIMEOUT", env)
     return CliConfig(command, [a.replace("{model}", model) for a in args], model, timeout)
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float = 60.0) -> float:
+def _seconds(name: str, env: Mapping[str, str], default: float = 60.0) -> float:
     """A timeout variable; a bad one is the stage's failure, naming the variable (the chain
     then goes on to its next stage), never an exception the caller does not expect."""
     raw = env.get(name, "").strip()
@@ -165,7 +165,7 @@ def run_grok(
     client = openai.OpenAI(
         api_key=env.get("GROK_API_KEY", ""),
         base_url=env.get("GROK_BASE_URL") or DEFAULT_GROK_URL,
-        timeout=_seconds(env, "GROK_TIMEOUT"),
+        timeout=_seconds("GROK_TIMEOUT", env),
         max_retries=1,
     )
     messages: list[Any] = ([{"role": "system", "content": system}] if system else []) + [
