@@ -64,11 +64,14 @@ if not AGENT_STATE_SECRET:
     AGENT_STATE_SECRET = "dev-only-agent-state-secret"
 
 # /metrics under several processes (agent.metrics): prometheus_client reads this itself when the
-# metrics are first imported, and a directory that is not there failed only then, with a bare
-# FileNotFoundError. gunicorn.conf.py makes the directory before its workers load the settings.
+# metrics are first imported and writes its files there, so the directory must exist by then; a
+# missing one failed only at that point, with a bare FileNotFoundError. gunicorn.conf.py makes
+# its own; `manage.py migrate` runs before gunicorn in the container, hence made here too.
 _metrics_dir = env.str("PROMETHEUS_MULTIPROC_DIR", default="").strip()
-if _metrics_dir and not Path(_metrics_dir).is_dir():
-    raise ImproperlyConfigured(
-        f"PROMETHEUS_MULTIPROC_DIR={_metrics_dir!r} is not a directory: create it or unset it "
-        "(gunicorn.conf.py makes its own)"
-    )
+if _metrics_dir:
+    try:
+        Path(_metrics_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"PROMETHEUS_MULTIPROC_DIR={_metrics_dir!r} is not a directory that can be made: {exc}"
+        ) from exc

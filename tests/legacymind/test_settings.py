@@ -70,7 +70,7 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"AGENT_POLICY": "greedy"}, "AGENT_POLICY"),
         ({"KG_AUTO_EXTRACT": "maybe"}, "KG_AUTO_EXTRACT"),
         ({"SURR_IV_HEURISTIC_MAX_ENTITIES": "2.5"}, "SURR_IV_HEURISTIC_MAX_ENTITIES"),
-        ({"PROMETHEUS_MULTIPROC_DIR": "/nonexistent/metrics"}, "PROMETHEUS_MULTIPROC_DIR"),
+        ({"PROMETHEUS_MULTIPROC_DIR": "/etc/hostname/metrics"}, "PROMETHEUS_MULTIPROC_DIR"),
         ({"DJANGO_HTTPS": "maybe"}, "DJANGO_HTTPS"),
         ({"DJANGO_DEBUG": "maybe"}, "DJANGO_DEBUG"),  # was silently off
         ({"DB_CONN_MAX_AGE": "a minute"}, "DB_CONN_MAX_AGE"),  # was a bare ValueError
@@ -150,6 +150,12 @@ def test_check_deploy_is_clean_on_https_but_for_the_hsts_commitments():
     )
     # W005 and W021: HSTS for every subdomain and the browsers' preload list, the site's call.
     assert on_https <= {"security.W005", "security.W021"}, on_https
+
+
+def test_a_metrics_directory_that_is_not_there_yet_is_made(tmp_path):
+    wanted = tmp_path / "metrics" / "web"
+    assert loaded(PROMETHEUS_MULTIPROC_DIR=str(wanted))["debug"] is False
+    assert wanted.is_dir()
 
 
 def test_debug_mode_starts_without_secrets_using_dev_only_values():
