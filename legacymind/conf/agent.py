@@ -63,15 +63,21 @@ if not AGENT_STATE_SECRET:
         raise ImproperlyConfigured("AGENT_STATE_SECRET must be set when DJANGO_DEBUG is off")
     AGENT_STATE_SECRET = "dev-only-agent-state-secret"
 
+
 # /metrics under several processes (agent.metrics): prometheus_client reads this itself when the
 # metrics are first imported and writes its files there, so the directory must exist by then; a
 # missing one failed only at that point, with a bare FileNotFoundError. gunicorn.conf.py makes
 # its own; `manage.py migrate` runs before gunicorn in the container, hence made here too.
-_metrics_dir = env.str("PROMETHEUS_MULTIPROC_DIR", default="").strip()
-if _metrics_dir:
+def _metrics_dir_made() -> None:
+    path = env.str("PROMETHEUS_MULTIPROC_DIR", default="").strip()
+    if not path:
+        return
     try:
-        Path(_metrics_dir).mkdir(parents=True, exist_ok=True)
+        Path(path).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ImproperlyConfigured(
-            f"PROMETHEUS_MULTIPROC_DIR={_metrics_dir!r} is not a directory that can be made: {exc}"
+            f"PROMETHEUS_MULTIPROC_DIR={path!r} is not a directory that can be made: {exc}"
         ) from exc
+
+
+_metrics_dir_made()
