@@ -8,7 +8,6 @@ import atexit
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -19,6 +18,8 @@ from pathlib import Path
 import psutil
 from _common import ROOT, percentile
 from django.db import connection
+
+from tests.support.redis_server import free_port
 
 
 def child_env() -> dict[str, str]:
@@ -103,12 +104,6 @@ def bench_token(username: str) -> str:
     user, _ = User.objects.get_or_create(username=username)
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def gunicorn_label(worker_class: str) -> str:
