@@ -12,6 +12,7 @@ from legacymind.conf.env import env_bool as _flag
 from legacymind.conf.env import env_choice as _choice
 from legacymind.conf.env import env_float as _number
 from legacymind.conf.env import env_int as _integer
+from legacymind.conf.env import env_pg_size as _pg_size
 from legacymind.conf.env import env_rate as _rate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -82,10 +83,8 @@ TEMPLATES = [
 # --- Database: DATABASE_URL, or the embedded server (Postgres 16 + pgvector 0.8) ------------
 PGDATA_DIR = Path(env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var" / "pgdata")))
 # HNSW builds are ~5x faster with 1GB than with the 64MB default (100k x 384: 56 s vs 294 s).
-MAINTENANCE_WORK_MEM = env.str("PG_MAINTENANCE_WORK_MEM", default="1GB").strip()
 # Passed to every connection: a bad size would fail each connection with Postgres' message.
-if not re.fullmatch(r"\d+(kB|MB|GB)", MAINTENANCE_WORK_MEM):
-    raise ImproperlyConfigured("PG_MAINTENANCE_WORK_MEM must be a size such as 1GB (kB, MB or GB)")
+MAINTENANCE_WORK_MEM = _pg_size("PG_MAINTENANCE_WORK_MEM", "1GB")
 # HNSW search breadth per query: pgvector's default 40 gave recall@10 0.94 at 100k clustered
 # vectors, 100 gave 0.985 for ~1 ms more, 160 cost the same as 100 (docs/benchmarks.md,
 # "Retrieval"). 160 is what think's injection asks for (SURR_INJECT_EF_SEARCH): with the two
@@ -94,9 +93,7 @@ HNSW_EF_SEARCH = _integer("HNSW_EF_SEARCH", 160, low=1, high=1000)
 # The embedded server's buffer cache (a DATABASE_URL server keeps its own configuration).
 # Postgres' 128MB default is smaller than one HNSW index at 100k x 384 (195MB): a think's search
 # then reads ~1,300 of its ~4,400 pages from the OS cache instead of shared memory.
-PG_SHARED_BUFFERS = env.str("PG_SHARED_BUFFERS", default="512MB")
-if not re.fullmatch(r"\d+(kB|MB|GB)", PG_SHARED_BUFFERS):
-    raise ImproperlyConfigured("PG_SHARED_BUFFERS must be a size such as 512MB (kB, MB or GB)")
+PG_SHARED_BUFFERS = _pg_size("PG_SHARED_BUFFERS", "512MB")
 if env.str("DATABASE_URL", default=""):
     try:
         _db = env.db_url("DATABASE_URL")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
@@ -61,3 +63,12 @@ def env_rate(name: str) -> str:
             f"{name}={raw!r} is not a rate like 100/minute (N/second|minute|hour|day)"
         )
     return f"{int(count)}/{period.lower()}"
+
+
+def env_pg_size(name: str, default: str) -> str:
+    """A Postgres memory size such as 512MB, passed on to the server as it is: checked here,
+    where a bad one would otherwise fail later with Postgres' own message."""
+    value = env.str(name, default=default)
+    if not re.fullmatch(r"\d+(kB|MB|GB)", value):
+        raise ImproperlyConfigured(f"{name} must be a size such as {default} (kB, MB or GB)")
+    return value
