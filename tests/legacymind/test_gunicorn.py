@@ -176,11 +176,15 @@ def test_one_worker_process_serves_thinks_while_others_wait_on_the_embeddings_ap
     }
 
 
-def _hash_stub() -> OpenAIStub:
+@contextmanager
+def _hash_stub() -> Iterator[OpenAIStub]:
     """The embeddings API for agent turns, answering with the hash embedder's vectors."""
     stub = OpenAIStub().start()
     stub.embed_fn = lambda texts: HashEmbedder(dim=384).embed(texts).tolist()
-    return stub
+    try:
+        yield stub
+    finally:
+        stub.stop()
 
 
 def _post(url: str, path: str, token: str, body: dict) -> dict:
@@ -217,7 +221,6 @@ def test_metrics_add_up_the_turns_of_every_worker_process(user, tmp_path):
     # each scrape reaches one of them and must still count every turn.
     token = Token.objects.create(user=user).key
     actions: list[str] = []
-    stub = _hash_stub()
 
     def turns(n: int) -> None:
         for _ in range(n):
@@ -226,18 +229,16 @@ def test_metrics_add_up_the_turns_of_every_worker_process(user, tmp_path):
             )
             actions.append(body["action"]["type"])
 
-    try:
-        with served(stub, WEB_CONCURRENCY="2", WEB_THREADS="1", TMPDIR=str(tmp_path)) as url:
-            clients = [threading.Thread(target=turns, args=(5,)) for _ in range(6)]
-            for c in clients:
-                c.start()
-            for c in clients:
-                c.join(120)
-            (metrics_dir,) = tmp_path.glob("legacymind-metrics-*")
-            serving = {p.stem.split("_")[-1] for p in metrics_dir.glob("counter_*.db")}
-            scrapes = [_scrape(url) for _ in range(6)]
-    finally:
-        stub.stop()
+    env = {"WEB_CONCURRENCY": "2", "WEB_THREADS": "1", "TMPDIR": str(tmp_path)}
+    with _hash_stub() as stub, served(stub, **env) as url:
+        clients = [threading.Thread(target=turns, args=(5,)) for _ in range(6)]
+        for c in clients:
+            c.start()
+        for c in clients:
+            c.join(120)
+        (metrics_dir,) = tmp_path.glob("legacymind-metrics-*")
+        serving = {p.stem.split("_")[-1] for p in metrics_dir.glob("counter_*.db")}
+        scrapes = [_scrape(url) for _ in range(6)]
     assert len(actions) == 30
     assert len(serving) == 2, "both worker processes served turns"
     for samples in scrapes:
@@ -257,13 +258,10 @@ def test_a_given_metrics_directory_starts_without_an_earlier_runs_samples(user, 
     metrics_dir.mkdir()
     (metrics_dir / "counter_1.db").write_bytes(b"samples of a run that has ended")
     token = Token.objects.create(user=user).key
-    stub = _hash_stub()
-    try:
-        with served(stub, WEB_CONCURRENCY="1", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)) as url:
-            _post(url, "/v3/agent/act", token, {"mode": "init", "journal_entry": {"text": ENTRY}})
-            samples = _scrape(url)
-    finally:
-        stub.stop()
+    env = {"WEB_CONCURRENCY": "1", "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)}
+    with _hash_stub() as stub, served(stub, **env) as url:
+        _post(url, "/v3/agent/act", token, {"mode": "init", "journal_entry": {"text": ENTRY}})
+        samples = _scrape(url)
     assert _sum(samples, "agent_turns_total") == 1
     assert not (metrics_dir / "counter_1.db").exists()
     assert list(metrics_dir.glob("counter_*.db")), "the given directory is kept"
@@ -281,19 +279,15 @@ def _raw(url: str, path: str, **headers: str) -> http.client.HTTPResponse:
 
 @pytest.mark.django_db(transaction=True)
 def test_on_https_plain_requests_are_redirected_and_the_proxy_scheme_is_trusted():
-    stub = _hash_stub()
     env = {"DJANGO_HTTPS": "1", "TRUSTED_PROXY_COUNT": "1", "DJANGO_HSTS_SECONDS": "3600"}
-    try:
-        with served(stub, WEB_CONCURRENCY="1", **env) as url:
-            plain = _raw(url, "/accounts/login/")
-            health, metrics = _raw(url, "/healthz"), _raw(url, "/metrics")
-            proxied = _raw(
-                url,
-                "/accounts/login/",
-                **{"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"},
-            )
-    finally:
-        stub.stop()
+    with _hash_stub() as stub, served(stub, WEB_CONCURRENCY="1", **env) as url:
+        plain = _raw(url, "/accounts/login/")
+        health, metrics = _raw(url, "/healthz"), _raw(url, "/metrics")
+        proxied = _raw(
+            url,
+            "/accounts/login/",
+            **{"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"},
+        )
     host = url.removeprefix("http://")
     assert plain.status == 301
     assert plain.headers["Location"] == f"https://{host}/accounts/login/"
