@@ -8,14 +8,12 @@ port: loading settings never connects, so these tests neither need nor start a d
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 
 import pytest
 
-from tests.support.settings_process import NO_DB, ROOT, settings_process
+from tests.support.settings_process import manage_process, settings_process
 
 PRINT_SETTINGS = """
 import json, django
@@ -90,22 +88,7 @@ def test_misconfiguration_stops_start_up_naming_the_variable(overrides, named):
 
 
 def test_manage_check_fails_on_a_bad_value_too():
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "DJANGO_SECRET_KEY": "x",
-        "AGENT_STATE_SECRET": "y",
-        "DATABASE_URL": NO_DB,
-        "EMBEDDING_PROVIDER": "bogus",
-    }
-    proc = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = manage_process("check", EMBEDDING_PROVIDER="bogus")
     assert proc.returncode != 0
     assert "EMBEDDING_PROVIDER='bogus' is not one of openai, local, hash" in proc.stderr
 
@@ -123,21 +106,12 @@ def test_https_makes_cookies_secure_redirects_and_trusts_the_proxy_scheme_only_w
 
 
 def _deploy_warnings(**env: str) -> set[str]:
-    proc = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy"],
-        cwd=ROOT,
-        env={
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": os.environ.get("HOME", "/tmp"),
-            "DJANGO_SECRET_KEY": "a-long-random-production-key-" + "x7Qz9" * 10,
-            "AGENT_STATE_SECRET": "y",
-            "DATABASE_URL": NO_DB,
-            "EMBEDDING_PROVIDER": "hash",
-            **env,
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
+    proc = manage_process(
+        "check",
+        "--deploy",
+        DJANGO_SECRET_KEY="a-long-random-production-key-" + "x7Qz9" * 10,  # no W009
+        EMBEDDING_PROVIDER="hash",
+        **env,
     )
     return set(re.findall(r"\((security\.W\d+)\)", proc.stdout + proc.stderr))
 

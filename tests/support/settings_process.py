@@ -17,6 +17,17 @@ NO_DB = "postgres://nobody@127.0.0.1:9/none"
 
 def settings_process(code: str, **overrides: str | None) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a new process; ``overrides`` set variables, ``None`` removes one."""
+    return _clean_run([sys.executable, "-c", code], overrides)
+
+
+def manage_process(*args: str, **overrides: str | None) -> subprocess.CompletedProcess[str]:
+    """Run ``manage.py`` with ``args`` in the same clean environment."""
+    return _clean_run([sys.executable, "manage.py", *args], overrides)
+
+
+def _clean_run(
+    argv: list[str], overrides: dict[str, str | None]
+) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/tmp"),
@@ -31,7 +42,7 @@ def settings_process(code: str, **overrides: str | None) -> subprocess.Completed
         else:
             env[name] = value
     return subprocess.run(
-        [sys.executable, "-c", code],
+        argv,
         cwd=ROOT,
         env=env,
         capture_output=True,
