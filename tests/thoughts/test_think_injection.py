@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from kg.models import Entity, Observation
+from tests.support.texts import of_its_own
 from tests.thoughts.factories import EntityFactory, ObservationFactory, ThoughtFactory
 from thoughts.models import Thought
 
@@ -23,9 +24,8 @@ TEXT = "Notes about the garden irrigation schedule"
 
 @pytest.fixture(autouse=True)
 def _text_of_its_own(request, monkeypatch):
-    """Each test thinks about its own text. Rolled-back rows of earlier tests stay in the HNSW
-    graph (no vacuum between tests); around a shared query they would crowd its neighbours."""
-    monkeypatch.setattr(sys.modules[__name__], "TEXT", f"{TEXT} {request.node.name}")
+    """Each test thinks about a text of its own (``of_its_own``: earlier tests' dead rows)."""
+    monkeypatch.setattr(sys.modules[__name__], "TEXT", of_its_own(TEXT, request.node.name))
 
 
 def think(api, **payload):

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from tests.support.texts import of_its_own
 from tests.thoughts.factories import ThoughtFactory
 from thoughts.models import Thought
 
@@ -18,9 +19,10 @@ HYPOTHESIS = "Stack traces point to symptoms, not root causes"
 
 @pytest.fixture(autouse=True)
 def _hypothesis_of_its_own(request, monkeypatch):
-    """Each test verifies its own hypothesis: rolled-back rows of earlier tests stay in the
-    HNSW graph and would crowd the neighbours of a shared one."""
-    monkeypatch.setattr(sys.modules[__name__], "HYPOTHESIS", f"{HYPOTHESIS} {request.node.name}")
+    """Each test verifies a hypothesis of its own (``of_its_own``: earlier tests' dead rows)."""
+    monkeypatch.setattr(
+        sys.modules[__name__], "HYPOTHESIS", of_its_own(HYPOTHESIS, request.node.name)
+    )
 
 
 def verify(api, **payload):
