@@ -252,3 +252,31 @@ def test_nearest_takes_the_orm_path_for_querysets_raw_rows_cannot_stand_for(user
     with_source = nearest(Entity.objects.select_related("source_thought"), query, 1, model=None)
     assert [e.pk for e in with_source] == [rows[1].pk]
     assert nearest(Entity.objects.values("name"), query, 1, model=None)[0]["name"] == "e-1"
+
+
+def test_nearest_from_the_cache_makes_the_same_instances_as_the_orm_with_converted_fields():
+    """Rows from the compiled search pass through each field's ``from_db_value`` (JSON, the
+    vector) and carry the annotations, exactly as the ORM's instances do."""
+    vectors = _unit(3, 384)
+    _entities(vectors, "e")
+    Entity.objects.filter(name="e-1").update(data={"why": ["kept", 1]}, aliases=["E one"])
+    _exact_plans_only()
+    query = vectors[1].tolist()
+
+    for _ in range(2):  # the second call uses the kept row mapping
+        found = nearest(Entity.objects.all(), query, 3, model="test-384")
+        built = list(nearest_queryset(Entity.objects.all(), query, 3, model="test-384"))
+        assert [e.pk for e in found] == [e.pk for e in built]
+        top = found[0]
+        assert top.name == "e-1" and top.data == {"why": ["kept", 1]} and top.aliases == ["E one"]
+        assert np.allclose(np.asarray(top.embedding), vectors[1], atol=1e-7)
+        assert top.similarity == pytest.approx(1.0, abs=1e-6)
+        assert top.distance == pytest.approx(1 - top.similarity)
+        for mine, orm in zip(found, built, strict=True):
+            for field in Entity._meta.concrete_fields:
+                a, b = getattr(mine, field.attname), getattr(orm, field.attname)
+                assert type(a) is type(b), field.name
+                same = np.array_equal(a, b) if isinstance(a, list | np.ndarray) else a == b
+                assert same, field.name
+            assert (mine.distance, mine.similarity) == (orm.distance, orm.similarity)
+            assert mine._state.db == "default" and not mine._state.adding
