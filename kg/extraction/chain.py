@@ -128,10 +128,11 @@ def extract(
     failures: list[str] = []
     result: Extraction | None = None
     stages = [("cli", _cli_stage)]
-    if chat.grok_enabled(environ):
+    refusal = chat.grok_refusal(environ)
+    if refusal is None:
         stages.append(("grok", _grok_stage))
     else:
-        failures.append("grok: disabled (IV_ALLOW_GROK or GROK_API_KEY)")
+        failures.append(f"grok: {refusal}")
     for _name, stage in stages:
         try:
             result = stage(prompt, environ)

@@ -2,12 +2,42 @@
 
 The chat-provider variables of the extractor chain (IV_CLI_*, IV_SYNTH_*, IV_MODELS,
 GEMINI_MODEL, IV_SCRIPT_PATH, IV_CLI_TIMEOUT, IV_ALLOW_GROK, GROK_*) are read at call time by
-``legacymind.providers.chat`` so a deployment can switch providers without a restart.
+``legacymind.providers.chat`` so a deployment can switch providers without a restart; the ones
+with a format are also checked here, so a malformed one stops start-up naming the variable
+instead of failing (or, for IV_ALLOW_GROK, quietly switching Grok off) at every extraction.
 """
 
 from __future__ import annotations
 
+import json
+import math
+
+from django.core.exceptions import ImproperlyConfigured
+
 from legacymind.conf.env import env, env_bool, env_choice, env_float, env_int  # noqa: F401
+
+
+def _chat_variables_checked() -> None:
+    env_bool("IV_ALLOW_GROK", True)
+    for name in ("IV_CLI_TIMEOUT", "GROK_TIMEOUT"):
+        raw = env.str(name, default="").strip()
+        try:
+            ok = not raw or 0 < float(raw) < math.inf
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ImproperlyConfigured(f"{name} must be a positive number of seconds, not {raw!r}")
+    for name in ("IV_CLI_ARGS_JSON", "IV_SYNTH_CLI_ARGS_JSON"):
+        raw = env.str(name, default="")
+        try:
+            value = json.loads(raw) if raw else []
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name} is not valid JSON: {exc}") from exc
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ImproperlyConfigured(f"{name} must be a JSON list of strings")
+
+
+_chat_variables_checked()
 
 # Stage 3 of the extractor chain: the offline heuristic, when the CLI and Grok both fail.
 SURR_IV_HEURISTIC_FALLBACK = env_bool("SURR_IV_HEURISTIC_FALLBACK", True)

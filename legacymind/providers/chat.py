@@ -144,10 +144,26 @@ def run_cli(prompt: str, config: CliConfig) -> ChatResult:
     return ChatResult(proc.stdout.strip(), "cli", config.model, latency)
 
 
-def grok_enabled(environ: Mapping[str, str] | None = None) -> bool:
+_YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def grok_refusal(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the Grok stage must not run, or None when it may. A value of ``IV_ALLOW_GROK``
+    that is neither yes nor no keeps Grok off: a mistyped "false" must not send a user's text
+    to a third party (the settings refuse it at start-up too)."""
     env = os.environ if environ is None else environ
-    allowed = env.get("IV_ALLOW_GROK", "true").strip().lower() not in ("0", "false", "no", "off")
-    return allowed and bool(env.get("GROK_API_KEY"))
+    raw = env.get("IV_ALLOW_GROK", "").strip().lower()
+    if raw and raw not in _YES + _NO:
+        return f"IV_ALLOW_GROK={raw!r} is not a boolean (use 1/0, true/false), so Grok stays off"
+    if raw in _NO:
+        return "disabled by IV_ALLOW_GROK"
+    if not env.get("GROK_API_KEY"):
+        return "disabled: no GROK_API_KEY"
+    return None
+
+
+def grok_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    return grok_refusal(environ) is None
 
 
 def run_grok(
@@ -206,9 +222,12 @@ def complete(
         return run_cli(full_prompt, cli_config(environ, script_override=script_override))
     except ChatError as exc:
         failures.append(f"cli: {exc}")
-    if grok_enabled(environ):
+    refusal = grok_refusal(environ)
+    if refusal is None:
         try:
             return run_grok(prompt, system=system, temperature=temperature, environ=environ)
         except ChatError as exc:
             failures.append(f"grok: {exc}")
+    else:
+        failures.append(f"grok: {refusal}")
     raise ChatError("no chat provider answered (" + "; ".join(failures) + ")")

@@ -10,6 +10,7 @@ import pytest
 
 from kg.extraction import ExtractionUnavailable, extract
 from kg.extraction.parse import ParseError, parse_extraction, repair
+from legacymind.providers import chat
 from tests.kg.conftest import FAKE_CLI
 
 SECRET = "The zebra-ledger service depends on Cassandra."
@@ -133,6 +134,33 @@ def test_grok_disabled_by_flag_is_skipped(grok, monkeypatch):
     monkeypatch.setenv("IV_ALLOW_GROK", "false")
     assert extract(SECRET).provider == "heuristic"
     assert grok.requests == []
+
+
+def test_a_mistyped_grok_flag_keeps_grok_off_and_says_why(grok, monkeypatch, settings):
+    """Set at run time (the settings refuse it at start-up): a typo of "false" must not send
+    the text to a third party."""
+    grok.chat_fn = lambda messages: GROK_JSON
+    monkeypatch.setenv("IV_ALLOW_GROK", "flase")
+    assert extract(SECRET).provider == "heuristic"
+    assert grok.requests == []
+    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    with pytest.raises(ExtractionUnavailable) as err:
+        extract(SECRET)
+    assert "IV_ALLOW_GROK='flase' is not a boolean" in err.value.detail
+    monkeypatch.setenv("IV_ALLOW_GROK", "YES")  # the words the settings accept, any case
+    assert extract(SECRET).provider == "grok"
+
+
+def test_chat_complete_never_calls_grok_on_a_mistyped_flag(grok, monkeypatch):
+    """The same rule in ``chat.complete``, which the journaling agent's reflections use."""
+    grok.chat_fn = lambda messages: "an answer"
+    monkeypatch.setenv("IV_CLI_CMD", "/bin/false")
+    monkeypatch.setenv("IV_ALLOW_GROK", "flase")
+    with pytest.raises(chat.ChatError, match="IV_ALLOW_GROK='flase' is not a boolean"):
+        chat.complete("a prompt")
+    assert grok.requests == []
+    monkeypatch.setenv("IV_ALLOW_GROK", "on")
+    assert chat.complete("a prompt").provider == "grok"
 
 
 @pytest.mark.parametrize("value", ["soon", "0", "-3", "inf"])

@@ -77,6 +77,11 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"OPENAI_BASE_URL": "localhost:8080/v1"}, "OPENAI_BASE_URL"),  # no scheme
         ({"DJANGO_HSTS_SECONDS": "3600"}, "DJANGO_HSTS_SECONDS"),  # without DJANGO_HTTPS
         ({"DJANGO_HTTPS": "1", "DJANGO_HSTS_SECONDS": "-5"}, "DJANGO_HSTS_SECONDS"),
+        ({"IV_ALLOW_GROK": "flase"}, "IV_ALLOW_GROK"),  # was: Grok allowed
+        ({"IV_CLI_TIMEOUT": "0"}, "IV_CLI_TIMEOUT"),  # was: each extraction's CLI stage failed
+        ({"GROK_TIMEOUT": "soon"}, "GROK_TIMEOUT"),
+        ({"IV_CLI_ARGS_JSON": "-m {model}"}, "IV_CLI_ARGS_JSON"),
+        ({"IV_SYNTH_CLI_ARGS_JSON": '["-m", 2]'}, "IV_SYNTH_CLI_ARGS_JSON"),
     ],
 )
 def test_misconfiguration_stops_start_up_naming_the_variable(overrides, named):
