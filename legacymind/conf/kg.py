@@ -9,32 +9,19 @@ instead of failing (or, for IV_ALLOW_GROK, quietly switching Grok off) at every 
 
 from __future__ import annotations
 
-import json
-import math
+import os
 
 from django.core.exceptions import ImproperlyConfigured
 
 from legacymind.conf.env import env, env_bool, env_choice, env_float, env_int  # noqa: F401
+from legacymind.providers import chat_env
 
 
 def _chat_variables_checked() -> None:
-    env_bool("IV_ALLOW_GROK", True)
-    for name in ("IV_CLI_TIMEOUT", "GROK_TIMEOUT"):
-        raw = env.str(name, default="").strip()
-        try:
-            ok = not raw or 0 < float(raw) < math.inf
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ImproperlyConfigured(f"{name} must be a positive number of seconds, not {raw!r}")
-    for name in ("IV_CLI_ARGS_JSON", "IV_SYNTH_CLI_ARGS_JSON"):
-        raw = env.str(name, default="")
-        try:
-            value = json.loads(raw) if raw else []
-        except ValueError as exc:
-            raise ImproperlyConfigured(f"{name} is not valid JSON: {exc}") from exc
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ImproperlyConfigured(f"{name} must be a JSON list of strings")
+    try:
+        chat_env.check(os.environ)
+    except ValueError as exc:
+        raise ImproperlyConfigured(str(exc)) from exc
 
 
 _chat_variables_checked()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from legacymind.errors import Unavailable
+from legacymind.providers import chat_env
 
 logger = logging.getLogger("legacymind.chat")
 
@@ -64,12 +65,9 @@ def _env(environ: Mapping[str, str], *names: str) -> str:
 
 def _json_list(raw: str, name: str) -> list[str]:
     try:
-        value = json.loads(raw)
+        return chat_env.json_list(name, raw)
     except ValueError as exc:
-        raise ChatError(f"{name} is not valid JSON: {exc}") from exc
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ChatError(f"{name} must be a JSON list of strings")
-    return value
+        raise ChatError(str(exc)) from exc
 
 
 def cli_config(
@@ -94,19 +92,13 @@ def cli_config(
     return CliConfig(command, [a.replace("{model}", model) for a in args], model, timeout)
 
 
-def _seconds(name: str, env: Mapping[str, str], default: float = 60.0) -> float:
+def _seconds(name: str, env: Mapping[str, str]) -> float:
     """A timeout variable; a bad one is the stage's failure, naming the variable (the chain
     then goes on to its next stage), never an exception the caller does not expect."""
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
     try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise ChatError(f"{name} must be a positive number of seconds, not {raw!r}")
-    return value
+        return chat_env.seconds(name, env)
+    except ValueError as exc:
+        raise ChatError(str(exc)) from exc
 
 
 def run_cli(prompt: str, config: CliConfig) -> ChatResult:
@@ -144,18 +136,16 @@ def run_cli(prompt: str, config: CliConfig) -> ChatResult:
     return ChatResult(proc.stdout.strip(), "cli", config.model, latency)
 
 
-_YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-
-
 def grok_refusal(environ: Mapping[str, str] | None = None) -> str | None:
     """Why the Grok stage must not run, or None when it may. A value of ``IV_ALLOW_GROK``
     that is neither yes nor no keeps Grok off: a mistyped "false" must not send a user's text
     to a third party (the settings refuse it at start-up too)."""
     env = os.environ if environ is None else environ
-    raw = env.get("IV_ALLOW_GROK", "").strip().lower()
-    if raw and raw not in _YES + _NO:
-        return f"IV_ALLOW_GROK={raw!r} is not a boolean (use 1/0, true/false), so Grok stays off"
-    if raw in _NO:
+    try:
+        allowed = chat_env.grok_allowed(env)
+    except ValueError as exc:
+        return f"{exc}, so Grok stays off"
+    if not allowed:
         return "disabled by IV_ALLOW_GROK"
     if not env.get("GROK_API_KEY"):
         return "disabled: no GROK_API_KEY"
