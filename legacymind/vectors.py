@@ -144,13 +144,14 @@ def nearest(
 @dataclass(frozen=True)
 class _RowPlan:
     """How a compiled search's rows become instances: which columns are the model's fields
-    (and their ``from_db_value`` converters), which are annotations."""
+    (and their converters: position, functions, column expression), which are annotations.
+    The functions are the fields' own ``from_db_value`` (the Postgres backend adds none), and
+    each search passes them its own thread's connection: nothing here belongs to one."""
 
     positions: tuple[int, ...]
     names: tuple[str, ...]
     annotations: tuple[tuple[int, str], ...]
-    converters: dict[int, Any]
-    compiler: Any
+    converters: tuple[tuple[int, list[Any], Any], ...]
 
 
 _ROW_PLANS: dict[tuple[Any, ...], _RowPlan] = {}
@@ -172,10 +173,13 @@ def _instances(model: type[M], db: str, compiled: VectorQuery, vector: Sequence[
             if len(_ROW_PLANS) >= _COMPILED_MAX:
                 _ROW_PLANS.clear()
             _ROW_PLANS[key] = plan
-    if plan.converters:
-        rows = list(plan.compiler.apply_converters(rows, plan.converters))
     found = []
     for row in rows:
+        if plan.converters:
+            row = list(row)
+            for i, functions, expression in plan.converters:
+                for convert in functions:
+                    row[i] = convert(row[i], expression, connection)
         instance = model.from_db(db, plan.names, [row[i] for i in plan.positions])
         for i, name in plan.annotations:
             setattr(instance, name, row[i])
@@ -190,14 +194,14 @@ def _row_plan(model: type[models.Model], connection: Any, columns: list[str]) ->
         raise RuntimeError(f"a search of {model.__name__} must select its primary key")
     compiler = connection.ops.compiler("SQLCompiler")(Query(model), connection, None)
     table = model._meta.db_table
+    converters = compiler.get_converters(
+        [field.get_col(table) if field else None for field in fields]
+    )
     return _RowPlan(
         positions=tuple(i for i, field in enumerate(fields) if field is not None),
         names=tuple(field.attname for field in fields if field is not None),
         annotations=tuple((i, columns[i]) for i, field in enumerate(fields) if field is None),
-        converters=compiler.get_converters(
-            [field.get_col(table) if field else None for field in fields]
-        ),
-        compiler=compiler,
+        converters=tuple((i, functions, column) for i, (functions, column) in converters.items()),
     )
 
 
