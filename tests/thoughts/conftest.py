@@ -13,6 +13,7 @@ from django.utils import timezone
 from kg.models import Entity, Observation
 from legacymind.providers.embeddings import HashEmbedder
 from tests.thoughts.factories import EntityFactory, ObservationFactory
+from thoughts.think import memories
 
 DIM = 384
 
@@ -45,6 +46,13 @@ def embedded(vector: np.ndarray) -> dict[str, Any]:
 def _fast_passwords(settings: Any) -> None:
     """The shared user fixtures hash a password each; PBKDF2 dominated these tests' setup."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_empty_kinds() -> None:
+    """What one test's KG lacked (``memories._NONE_SEARCHABLE``) says nothing of the next's:
+    each test rolls its rows back."""
+    memories._NONE_SEARCHABLE.clear()
 
 
 MemoryMaker = Callable[..., Entity | Observation]

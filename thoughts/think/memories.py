@@ -8,6 +8,7 @@ to anyone else, neither injected nor cited as evidence.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,18 +69,24 @@ GROWTH = 4
 
 
 @contextmanager
-def ef_search(k: int) -> Iterator[None]:
+def ef_search(k: int, *, iterative: bool = False) -> Iterator[None]:
     """hnsw.ef_search for the queries inside: the index returns at most ef_search rows, so k
     neighbours need ef_search >= k (pgvector caps it at 1000). ``SURR_INJECT_EF_SEARCH`` raises
     the floor for more recall; 0 means the connection's own ``HNSW_EF_SEARCH``. When that is
-    the value wanted, nothing is set (a SET LOCAL costs a transaction: three round trips)."""
+    the value wanted, nothing is set (a SET LOCAL costs a transaction: three round trips).
+    ``iterative`` also turns on pgvector's iterative scan (>= 0.8): the index goes on past the
+    entries the query drops (``_crowded``)."""
     floor = settings.SURR_INJECT_EF_SEARCH or settings.HNSW_EF_SEARCH
     ef = min(max(k, floor), 1000)
-    if ef == settings.HNSW_EF_SEARCH:  # every connection starts with it (settings, OPTIONS)
+    if ef == settings.HNSW_EF_SEARCH and not iterative:  # every connection starts with it
         yield
         return
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef)])
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true), "
+            "set_config('hnsw.iterative_scan', %s, true)",
+            [str(ef), "relaxed_order" if iterative else "off"],
+        )
         yield
 
 
@@ -148,13 +155,48 @@ def _search_sql(kinds: tuple[str, ...], dim: int, k: int, model: str, probe: int
 
 def _search(
     kinds: Sequence[str], vector: Sequence[float], k: int, model: str, probe: int = 0
+) -> tuple[dict[str, list[_Hit]], dict[str, list[int]], dict[str, int]]:
+    """The k nearest rows of each kind, most similar first; how many rows of each kind the
+    search could have returned, up to k; and (``probe`` > 0) the ids of up to ``probe`` rows of
+    each kind without a vector, in one round trip while the index answers in full."""
+    found, unembedded = _run_search(kinds, vector, k, model, probe)
+    live = {kind: k for kind in kinds}
+    short = [kind for kind in kinds if len(found[kind]) < k]
+    now = time.monotonic()
+    empty = [kind for kind in short if _NONE_SEARCHABLE.get((kind, len(vector), model), 0) > now]
+    live.update(dict.fromkeys(empty, 0))
+    ask = [kind for kind in short if kind not in empty]
+    if ask:
+        live.update(_searchable(ask, len(vector), model, k))
+        crowded = [kind for kind in short if len(found[kind]) < live[kind]]
+        if crowded:
+            logger.info(
+                "think.search_crowded kinds=%s k=%d returned=%s searchable=%s (the index holds "
+                "entries this search cannot use: dead rows before a VACUUM, or vectors of "
+                "another model before reembed)",
+                ",".join(crowded),
+                k,
+                [len(found[kind]) for kind in crowded],
+                [live[kind] for kind in crowded],
+            )
+            again, _ = _run_search(crowded, vector, k, model, 0, iterative=True)
+            found.update(again)
+    return found, unembedded, live
+
+
+def _run_search(
+    kinds: Sequence[str],
+    vector: Sequence[float],
+    k: int,
+    model: str,
+    probe: int,
+    *,
+    iterative: bool = False,
 ) -> tuple[dict[str, list[_Hit]], dict[str, list[int]]]:
-    """The k nearest rows of each kind, most similar first, and (``probe`` > 0) the ids of up
-    to ``probe`` rows of each kind without a vector, in one round trip."""
     search = _search_sql(tuple(kinds), len(vector), k, model, probe)
     found: dict[str, list[_Hit]] = {kind: [] for kind in kinds}
     unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
-    with ef_search(k), connection.cursor() as cursor:
+    with ef_search(k, iterative=iterative), connection.cursor() as cursor:
         cursor.execute(search.sql, search.params(vector))
         for row in cursor.fetchall():
             if row[0].startswith(UNEMBEDDED):
@@ -165,6 +207,41 @@ def _search(
     for hits in found.values():
         hits.sort(key=lambda hit: -hit.similarity)
     return found, unembedded
+
+
+# (kind, dimension, model) -> until when (monotonic) the kind is known to hold no searchable
+# row: a KG without observations (or with none of this model yet) makes every search short,
+# and asking again each time cost a round trip a think (~0.3 ms of ~12). Only the count is
+# remembered, never the search: a row added meanwhile is still found, and all that waits
+# for the deadline is telling a crowded index apart (``_searchable``) for that kind.
+_NONE_SEARCHABLE: dict[tuple[str, int, str], float] = {}
+NONE_SEARCHABLE_SECONDS = 10.0
+
+
+def _searchable(kinds: Sequence[str], dim: int, model: str, k: int) -> dict[str, int]:
+    """How many rows of each kind a search could return (its dimension and model, a vector),
+    counted up to ``k``: asked only when a search came back short, which is what it says of
+    a small or empty KG, and what tells ``_crowded`` apart from it.
+
+    _crowded: pgvector reads at most ef_search index entries and the query drops the ones it
+    cannot return afterwards: dead rows (rolled back, deleted) until a VACUUM, and rows of
+    another model of the same dimension until ``reembed``. When enough of them lie nearer the
+    query than the rest, the search comes back short, even empty, although rows pass."""
+    parts = [
+        f"SELECT %s, count(*) FROM (SELECT 1 FROM {KINDS[kind]._meta.db_table} "
+        f"WHERE embedding_dim = {int(dim)} AND embedding_model = %s AND embedding IS NOT NULL "
+        "LIMIT %s) AS searchable"
+        for kind in kinds
+    ]
+    params = [value for kind in kinds for value in (kind, model, k)]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        counts = {kind: int(count) for kind, count in cursor.fetchall()}
+    until = time.monotonic() + NONE_SEARCHABLE_SECONDS
+    for kind, count in counts.items():
+        if count == 0:
+            _NONE_SEARCHABLE[(kind, dim, model)] = until
+    return counts
 
 
 @dataclass
@@ -203,35 +280,44 @@ def kg_nearest(
     the answer is nearly always none: a query of its own cost a round trip a think)."""
     hits: dict[str, list[_Hit]] = {}  # each kind's rows from its widest search so far
     steps: dict[str, int] = {}
+    live: dict[str, int] = {}  # each kind's searchable rows, counted up to its last step
     unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
     bar, probe = min_similarity, probe_unembedded
     pending, step = list(kinds), min(k, FIRST_STEP)
     while True:
         while pending:
-            found, first = _search(pending, vector, step, model, probe)
+            found, first, counted = _search(pending, vector, step, model, probe)
             if probe:
                 unembedded, probe = first, 0
             hits.update(found)
+            live.update(counted)
             steps.update(dict.fromkeys(pending, step))
-            pending, step = _to_widen(pending, hits, steps, k, bar), min(k, step * GROWTH)
+            pending, step = _to_widen(pending, hits, steps, live, k, bar), min(k, step * GROWTH)
         candidates = _visible(hits, bar, owner_id)
         if candidates or fallback is None or fallback >= bar:
             return Nearest(candidates, unembedded)
         bar, fallback = fallback, None
-        pending, step = _to_widen(list(kinds), hits, steps, k, bar), k  # straight to k
+        pending, step = _to_widen(list(kinds), hits, steps, live, k, bar), k  # straight to k
 
 
 def _to_widen(
-    kinds: list[str], hits: dict[str, list[_Hit]], steps: dict[str, int], k: int, bar: float
+    kinds: list[str],
+    hits: dict[str, list[_Hit]],
+    steps: dict[str, int],
+    live: dict[str, int],
+    k: int,
+    bar: float,
 ) -> list[str]:
-    """The kinds whose farthest row found still reaches ``bar`` while their search stopped short
-    of ``k``. Not only when the search returned all it was asked for: dead row versions
-    (updates, rollbacks) take slots in the index's search and can leave it short of its live
-    rows though more exist."""
+    """The kinds whose farthest row found still reaches ``bar`` while their search stopped
+    short of ``k``, and whose table holds more rows than that search could return: a small KG
+    whose rows the first search all returned is not searched twice more."""
     return [
         kind
         for kind in kinds
-        if steps[kind] < k and hits[kind] and hits[kind][-1].similarity >= bar
+        if steps[kind] < k
+        and live[kind] >= steps[kind]
+        and hits[kind]
+        and hits[kind][-1].similarity >= bar
     ]
 
 
