@@ -82,11 +82,14 @@ def ef_search(k: int, *, iterative: bool = False) -> Iterator[None]:
         yield
         return
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', %s, true)",
-            [str(ef), "relaxed_order" if iterative else "off"],
-        )
+        if iterative:  # one round trip for both
+            cursor.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true), "
+                "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+                [str(ef)],
+            )
+        else:  # pgvector 0.7 has no iterative_scan to set
+            cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef)])
         yield
 
 
@@ -179,9 +182,23 @@ def _search(
                 [len(found[kind]) for kind in crowded],
                 [live[kind] for kind in crowded],
             )
-            again, _ = _run_search(crowded, vector, k, model, 0, iterative=True)
-            found.update(again)
+            if _iterative_scans():
+                again, _ = _run_search(crowded, vector, k, model, 0, iterative=True)
+                found.update(again)
     return found, unembedded, live
+
+
+@lru_cache(maxsize=1)
+def _iterative_scans() -> bool:
+    """pgvector >= 0.8 (the embedded server's and compose's); the migration accepts 0.7, which
+    cannot go on past dropped entries, and a crowded search then stays as it came back."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cursor.fetchone()
+    version = tuple(int(part) for part in row[0].split(".")[:2]) if row else (0, 0)
+    if version < (0, 8):
+        logger.warning("pgvector %s has no iterative scans: crowded searches stay short", row)
+    return version >= (0, 8)
 
 
 def _run_search(
