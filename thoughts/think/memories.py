@@ -75,7 +75,7 @@ def ef_search(k: int, *, iterative: bool = False) -> Iterator[None]:
     the floor for more recall; 0 means the connection's own ``HNSW_EF_SEARCH``. When that is
     the value wanted, nothing is set (a SET LOCAL costs a transaction: three round trips).
     ``iterative`` also turns on pgvector's iterative scan (>= 0.8): the index goes on past the
-    entries the query drops (``_crowded``)."""
+    entries the query drops (a crowded index, ``_searchable``)."""
     floor = settings.SURR_INJECT_EF_SEARCH or settings.HNSW_EF_SEARCH
     ef = min(max(k, floor), 1000)
     if ef == settings.HNSW_EF_SEARCH and not iterative:  # every connection starts with it
@@ -237,13 +237,13 @@ NONE_SEARCHABLE_SECONDS = 10.0
 
 def _searchable(kinds: Sequence[str], dim: int, model: str, k: int) -> dict[str, int]:
     """How many rows of each kind a search could return (its dimension and model, a vector),
-    counted up to ``k``: asked only when a search came back short, which is what it says of
-    a small or empty KG, and what tells ``_crowded`` apart from it.
+    counted up to ``k``. Asked only when a search came back short: a small or empty KG does
+    that, and so does a crowded index, which this count tells apart.
 
-    _crowded: pgvector reads at most ef_search index entries and the query drops the ones it
-    cannot return afterwards: dead rows (rolled back, deleted) until a VACUUM, and rows of
-    another model of the same dimension until ``reembed``. When enough of them lie nearer the
-    query than the rest, the search comes back short, even empty, although rows pass."""
+    A crowded index: pgvector reads at most ef_search index entries and the query drops the
+    ones it cannot return afterwards, dead rows (rolled back, deleted) until a VACUUM and rows
+    of another model of the same dimension until ``reembed``. When enough of them lie nearer
+    the query than the rest, the search comes back short, even empty, although rows pass."""
     parts = [
         f"SELECT %s, count(*) FROM (SELECT 1 FROM {KINDS[kind]._meta.db_table} "
         f"WHERE embedding_dim = {int(dim)} AND embedding_model = %s AND embedding IS NOT NULL "
