@@ -117,3 +117,15 @@ def test_a_kind_without_rows_is_counted_once_in_a_while_not_on_every_think(
     with CaptureQueriesContext(connection) as captured:
         think(api), think(api)
     assert ["kg_observation" in sql for sql in _counts(captured)] == [True, True]
+
+
+@pytest.mark.parametrize(
+    ("version", "iterative"),
+    [("0.7.4", False), ("0.8.0", True), ("0.8.5", True), ("0.10.1", True), ("1.0", True),
+     ("", False), ("0", False), ("dev", False)],
+)  # fmt: skip
+def test_the_iterative_search_again_only_where_pgvector_has_iterative_scans(version, iterative):
+    from thoughts.think.memories import _iterative_scans, has_iterative_scans
+
+    assert has_iterative_scans(version) is iterative
+    assert _iterative_scans() is True  # this server: pgvector 0.8.5

@@ -190,15 +190,24 @@ def _search(
 
 @lru_cache(maxsize=1)
 def _iterative_scans() -> bool:
-    """pgvector >= 0.8 (the embedded server's and compose's); the migration accepts 0.7, which
-    cannot go on past dropped entries, and a crowded search then stays as it came back."""
+    """Whether the server's pgvector has iterative scans, asked once a process."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         row = cursor.fetchone()
-    version = tuple(int(part) for part in row[0].split(".")[:2]) if row else (0, 0)
-    if version < (0, 8):
-        logger.warning("pgvector %s has no iterative scans: crowded searches stay short", row)
-    return version >= (0, 8)
+    version = row[0] if row else ""
+    if not has_iterative_scans(version):
+        logger.warning("pgvector %r has no iterative scans: crowded searches stay short", version)
+    return has_iterative_scans(version)
+
+
+def has_iterative_scans(version: str) -> bool:
+    """pgvector >= 0.8 (the embedded server's and compose's). The migration accepts 0.7, which
+    cannot go on past dropped entries: a crowded search then stays as it came back."""
+    try:
+        major, minor = (int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (0, 8)
 
 
 def _run_search(
