@@ -42,6 +42,7 @@ DIM = 384
 K = 10
 ORIGINAL_POOL = 500
 ROUNDS = 8
+WAKE_CALLS = 10  # untimed calls after each pause
 
 
 def clustered(rng: np.random.Generator, centres: np.ndarray, n: int, spread: float) -> np.ndarray:
@@ -135,10 +136,15 @@ def run_size(n: int, n_queries: int, exact_pg_queries: int, efs: list[int], seed
     rec: dict[str, list[float]] = {name: [] for name in methods}
     # Blocks of queries per method, alternating in rounds: a noisy machine slows all methods
     # alike. The pause before each block lets numpy's BLAS threads, which spin ~0.1 s after a
-    # call, go idle instead of competing with the database backend in the next block.
+    # call, go idle instead of competing with the database backend in the next block. The
+    # machine then wakes from idle slowly: untimed calls (warm-up queries) start every block,
+    # for every method. Without them the pause itself cost the selector's block 0.3 ms a
+    # query at p50 (1.93 against 1.60 ms with no pause; docs/benchmarks.md, Retrieval).
     for chunk in np.array_split(np.arange(n_queries), ROUNDS):
         for name, fn in methods.items():
             time.sleep(0.5)
+            for query in warmup[:WAKE_CALLS]:
+                fn(query)
             for i in chunk:
                 ms, found = timed(fn, queries[i])
                 lat[name].append(ms)
