@@ -13,7 +13,7 @@ from django.utils import timezone
 from kg.models import Entity, Observation
 from legacymind.providers.embeddings import HashEmbedder
 from tests.thoughts.factories import EntityFactory, ObservationFactory
-from thoughts.think import memories
+from thoughts.think import kg_search
 
 DIM = 384
 
@@ -50,9 +50,9 @@ def _fast_passwords(settings: Any) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_remembered_empty_kinds() -> None:
-    """What one test's KG lacked (``memories._NONE_SEARCHABLE``) says nothing of the next's:
+    """What one test's KG lacked (``kg_search._NONE_SEARCHABLE``) says nothing of the next's:
     each test rolls its rows back."""
-    memories._NONE_SEARCHABLE.clear()
+    kg_search._NONE_SEARCHABLE.clear()
 
 
 MemoryMaker = Callable[..., Entity | Observation]

@@ -96,7 +96,7 @@ def _counts(captured):
 def test_a_kind_without_rows_is_counted_once_in_a_while_not_on_every_think(
     api, memory, monkeypatch
 ):
-    from thoughts.think import memories
+    from thoughts.think import kg_search
 
     memory(about=TEXT, cosine=0.5, name="only")  # entities: one; observations: none
     with CaptureQueriesContext(connection) as captured:
@@ -112,8 +112,8 @@ def test_a_kind_without_rows_is_counted_once_in_a_while_not_on_every_think(
     assert len(counts) == 2
     assert "kg_observation" in counts[0] and "kg_observation" not in counts[1]
 
-    monkeypatch.setattr(memories, "NONE_SEARCHABLE_SECONDS", 0.0)
-    memories._NONE_SEARCHABLE.clear()
+    monkeypatch.setattr(kg_search, "NONE_SEARCHABLE_SECONDS", 0.0)
+    kg_search._NONE_SEARCHABLE.clear()
     with CaptureQueriesContext(connection) as captured:
         think(api), think(api)
     assert ["kg_observation" in sql for sql in _counts(captured)] == [True, True]
@@ -125,7 +125,7 @@ def test_a_kind_without_rows_is_counted_once_in_a_while_not_on_every_think(
      ("", False), ("0", False), ("dev", False)],
 )  # fmt: skip
 def test_the_iterative_search_again_only_where_pgvector_has_iterative_scans(version, iterative):
-    from thoughts.think.memories import _iterative_scans, has_iterative_scans
+    from thoughts.think.kg_search import _iterative_scans, has_iterative_scans
 
     assert has_iterative_scans(version) is iterative
     assert _iterative_scans() is True  # this server: pgvector 0.8.5
