@@ -7,6 +7,8 @@ import re
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from legacymind.conf.flags import flag
+
 env = environ.Env()
 
 
@@ -38,14 +40,10 @@ def env_int(name: str, default: int, *, low: int, high: int) -> int:
 
 
 def env_bool(name: str, default: bool) -> bool:
-    raw = env.str(name, default="").strip().lower()
-    if not raw:
-        return default
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    if raw in ("0", "false", "no", "off"):
-        return False
-    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
+    try:
+        return flag(name, env.str(name, default=""), default)
+    except ValueError as exc:
+        raise ImproperlyConfigured(str(exc)) from exc
 
 
 _PERIODS = ("s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day")

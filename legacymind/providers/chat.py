@@ -152,10 +152,6 @@ def grok_refusal(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def grok_enabled(environ: Mapping[str, str] | None = None) -> bool:
-    return grok_refusal(environ) is None
-
-
 def run_grok(
     prompt: str,
     *,

@@ -9,7 +9,8 @@ import json
 import math
 from collections.abc import Mapping
 
-YES, NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+from legacymind.conf.flags import flag
+
 SECONDS_DEFAULT = 60.0
 ARGS_VARIABLES = ("IV_CLI_ARGS_JSON", "IV_SYNTH_CLI_ARGS_JSON")
 TIMEOUT_VARIABLES = ("IV_CLI_TIMEOUT", "GROK_TIMEOUT")
@@ -41,10 +42,7 @@ def json_list(name: str, raw: str) -> list[str]:
 
 def grok_allowed(env: Mapping[str, str]) -> bool:
     """``IV_ALLOW_GROK`` (default yes); a value that is neither yes nor no is refused."""
-    raw = env.get("IV_ALLOW_GROK", "").strip().lower()
-    if raw and raw not in YES + NO:
-        raise ValueError(f"IV_ALLOW_GROK={raw!r} is not a boolean (use 1/0, true/false)")
-    return raw not in NO
+    return flag("IV_ALLOW_GROK", env.get("IV_ALLOW_GROK", ""), True)
 
 
 def check(env: Mapping[str, str]) -> None:
