@@ -223,9 +223,8 @@ RUNSERVER_WAIT = 120
 def test_sigterm_to_runserver_and_its_autoreloader_stops_the_embedded_server(pgdata):
     """``make run``'s server stopped with ``kill`` instead of Ctrl-C: the embedded server goes
     with it, nothing left for ``make db-stop``."""
-    import urllib.request
-
     from tests.support.redis_server import free_port
+    from tests.support.serving import wait_healthy
 
     port = free_port()
     env = {
@@ -248,15 +247,7 @@ def test_sigterm_to_runserver_and_its_autoreloader_stops_the_embedded_server(pgd
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + RUNSERVER_WAIT
-        while True:
-            assert server.poll() is None, server.stderr.read()[-2000:]  # type: ignore[union-attr]
-            assert time.monotonic() < deadline, "runserver did not answer in time"
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
+        wait_healthy(f"http://127.0.0.1:{port}", server, timeout=RUNSERVER_WAIT, what="runserver")
         assert len(handles(pgdata)) == 2  # the autoreloader and the process that serves
         postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
         os.killpg(server.pid, signal.SIGTERM)

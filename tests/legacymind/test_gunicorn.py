@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +24,7 @@ from tests.agent.conftest import BOUNDARIES_ENTRY as ENTRY
 from tests.support.celery_worker import worker_database_url
 from tests.support.openai_server import OpenAIStub
 from tests.support.redis_server import free_port
+from tests.support.serving import wait_healthy
 from tests.support.settings_process import NO_DB
 from thoughts.models import Thought
 
@@ -113,16 +113,7 @@ def served(stub: OpenAIStub, **env: str) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urlrequest.urlopen(f"{url}/healthz", timeout=2).read()
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    server.kill()
-                    pytest.fail(f"gunicorn did not start: {server.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-                time.sleep(0.2)
+        wait_healthy(url, server, timeout=60, what="gunicorn")
         yield url
     finally:
         server.terminate()  # before the test database is flushed: it holds connections to it
