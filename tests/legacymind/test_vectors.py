@@ -4,13 +4,21 @@ sizes or models, and results ordered by cosine distance."""
 from __future__ import annotations
 
 import itertools
+import struct
 
 import numpy as np
 import pytest
-from django.db import connection
+from django.db import DataError, connection
+from django.test.utils import CaptureQueriesContext
 
 from kg.models import Entity
-from legacymind.vectors import nearest, nearest_queryset
+from legacymind.vectors import (
+    BinaryVector,
+    binding_cursor,
+    nearest,
+    nearest_queryset,
+    vector_literal,
+)
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
@@ -74,6 +82,58 @@ def test_nearest_on_thoughts_uses_the_thought_index(user):
     ).explain()
 
     assert "Index Scan using thought_emb_384" in plan
+
+
+@pytest.mark.parametrize("dim", [384, 1536])
+def test_the_compiled_search_with_its_binary_vector_uses_the_index_too(dim):
+    """``nearest()`` runs the compiled SQL with the query vector bound on the server, in
+    binary: the vector's cast types the parameter, and the planner still orders by the
+    partial index of its dimension."""
+    from legacymind import vectors as module
+
+    _entities(_unit(50, dim), "e")
+    _force_index_paths()
+    query = _unit(1, dim)[0].tolist()
+    compiled = module._nearest_compiled(Entity.objects.all(), dim, 5, f"test-{dim}")
+    assert compiled is not None
+
+    with binding_cursor("default") as cursor:
+        cursor.execute("EXPLAIN " + compiled.sql, compiled.params(query))
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+
+    assert f"Index Scan using kg_entity_emb_{dim}" in plan
+    assert "Sort" not in plan
+
+
+def test_a_binary_query_vector_is_refused_when_malformed_and_checked_by_the_server():
+    with pytest.raises(ValueError, match="1 to 16000 values"):
+        BinaryVector([])
+    with pytest.raises(ValueError, match="1 to 16000 values"):
+        BinaryVector([[0.1, 0.2], [0.3, 0.4]])
+    # The cast checks the dimension the server receives; the error is Django's own.
+    with binding_cursor("default") as cursor, pytest.raises(DataError, match="expected 3"):
+        cursor.execute("SELECT %s::vector(3)", [BinaryVector([0.5, 0.25])])
+
+
+def test_the_binding_cursor_is_counted_and_logged_like_djangos_own():
+    """Searches go through Django's cursor wrapper: query counts, DEBUG logging and execute
+    wrappers see them as they see any other query."""
+    seen = []
+
+    def wrapper(execute, sql, params, many, context):
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with (
+        CaptureQueriesContext(connection) as queries,
+        connection.execute_wrapper(wrapper),
+        binding_cursor("default") as cursor,
+    ):
+        cursor.execute("SELECT %s::vector(2)::text", [BinaryVector([0.5, 0.25])])
+        assert cursor.fetchone() == ("[0.5,0.25]",)
+
+    assert seen == ["SELECT %s::vector(2)::text"]
+    assert len(queries) == 1 and "vector(2)" in queries[0]["sql"]
 
 
 def _exact_plans_only() -> None:
@@ -216,7 +276,15 @@ def test_nearest_compiles_once_per_base_query_and_searches_with_each_new_vector(
     compiled = module._nearest_compiled(base, 384, 7, "test-384")
     assert compiled is not None
     sql, params = nearest_queryset(base, query, 7, model="test-384").query.sql_with_params()
-    assert (compiled.sql, tuple(compiled.params(query))) == (sql, params)
+    assert compiled.sql == sql
+    bound = compiled.params(query)
+    literal = vector_literal(query).value
+    assert [p for p in params if p != literal] == [
+        p for i, p in enumerate(bound) if i not in compiled.slots
+    ]
+    assert compiled.slots == {i for i, p in enumerate(params) if p == literal}
+    for i in compiled.slots:  # the same vector, in pgvector's binary form
+        assert bound[i].data == struct.pack(">HH", 384, 0) + np.asarray(query, ">f4").tobytes()
 
     nearest(Entity.objects.only("id", "name"), _unit(1, 384)[0].tolist(), 8, model="test-384")
     nearest(Entity.objects.filter(name__startswith="e-1"), vectors[0].tolist(), 7, model=None)
@@ -280,3 +348,23 @@ def test_nearest_from_the_cache_makes_the_same_instances_as_the_orm_with_convert
                 assert same, field.name
             assert (mine.distance, mine.similarity) == (orm.distance, orm.similarity)
             assert mine._state.db == "default" and not mine._state.adding
+
+
+def test_nearest_reads_timestamps_in_the_connections_time_zone_as_the_orm_does(monkeypatch):
+    """The search's own cursor loads timestamps as Django's cursors do, in the connection's
+    time zone, also when that differs from the zone the connection was opened with."""
+    import zoneinfo
+
+    vectors = _unit(2, 384)
+    _entities(vectors, "e")
+    _exact_plans_only()
+    connection.ensure_connection()
+    paris = zoneinfo.ZoneInfo("Europe/Paris")
+    monkeypatch.setitem(connection.__dict__, "timezone", paris)  # a cached_property
+
+    found = nearest(Entity.objects.all(), vectors[0].tolist(), 2, model="test-384")
+    built = list(nearest_queryset(Entity.objects.all(), vectors[0].tolist(), 2, model="test-384"))
+
+    assert [(e.created_at, e.created_at.tzinfo) for e in found] == [
+        (e.created_at, e.created_at.tzinfo) for e in built
+    ]

@@ -19,7 +19,7 @@ from django.db.models import CharField, F, FloatField, Func, QuerySet, Value
 from django.db.models.functions import Cast, Coalesce
 
 from kg.models import Entity, Observation
-from legacymind.vectors import VectorQuery, nearest_queryset, placeholder
+from legacymind.vectors import VectorQuery, binding_cursor, nearest_queryset, placeholder
 
 logger = logging.getLogger("thoughts.think")
 
@@ -194,7 +194,7 @@ def _run_search(
     search = _search_sql(tuple(kinds), len(vector), k, model, probe)
     found: dict[str, list[Hit]] = {kind: [] for kind in kinds}
     unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
-    with ef_search(k, iterative=iterative), connection.cursor() as cursor:
+    with ef_search(k, iterative=iterative), binding_cursor(connection.alias) as cursor:
         cursor.execute(search.sql, search.params(vector))
         for row in cursor.fetchall():
             if row[0].startswith(UNEMBEDDED):
