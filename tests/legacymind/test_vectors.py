@@ -368,3 +368,58 @@ def test_nearest_reads_timestamps_in_the_connections_time_zone_as_the_orm_does(m
     assert [(e.created_at, e.created_at.tzinfo) for e in found] == [
         (e.created_at, e.created_at.tzinfo) for e in built
     ]
+
+
+def test_the_binary_search_keeps_every_thought_filter_as_the_orm_reads_it(user, other_user):
+    """With the query vector bound on the server, so are the base query's own parameters
+    (arrays, text, numbers, timestamps, uuids): each filter of the thought list and search
+    selects, through ``nearest()``, the rows the ORM's own query selects."""
+    from datetime import UTC, datetime, timedelta
+
+    from thoughts.selectors.reads import ThoughtFilters, thoughts_filter
+
+    vectors = _unit(40, 384)
+    start = datetime(2025, 6, 1, tzinfo=UTC)
+    head = Thought.objects.create(owner=user, content="head", embedding=vectors[0],
+                                  embedding_dim=384, embedding_model="m")  # fmt: skip
+    Thought.objects.bulk_create(
+        Thought(
+            owner=user if i % 5 else other_user,
+            content=f"t{i}",
+            tags=[["plan"], ["plan", "idea"], ["debug"], []][i % 4],
+            mode=["plan", "debug", "question"][i % 3],
+            origin=["human", "tool"][i % 2],
+            session_id=f"s-{i % 3}",
+            confidence=(i % 10) / 10,
+            previous_thought=head if i % 7 == 0 else None,
+            embedding=v,
+            embedding_dim=384,
+            embedding_model="m",
+        )
+        for i, v in enumerate(vectors[1:], start=1)
+    )
+    for i in range(1, 40):  # created_at is set on insert: dated afterwards
+        Thought.objects.filter(content=f"t{i}").update(created_at=start + timedelta(days=i))
+    _exact_plans_only()
+    query = _unit(1, 384)[0].tolist()
+    cases = [
+        ThoughtFilters(tags=("plan",)),
+        ThoughtFilters(tags=("idea", "plan"), tags_match="all"),
+        ThoughtFilters(tags=("idea", "debug"), tags_match="any"),
+        ThoughtFilters(mode="plan", origin="tool"),
+        ThoughtFilters(session_id="s-2", confidence_gte=0.3, confidence_lte=0.7),
+        ThoughtFilters(
+            created_gte=start + timedelta(days=5), created_lte=start + timedelta(days=20)
+        ),
+        ThoughtFilters(previous_thought_id=head.pk),
+    ]
+    for filters in cases:
+        base = thoughts_filter(Thought.objects.filter(owner=user), filters)
+        expected = set(base.values_list("pk", flat=True))
+        assert expected, filters  # every case selects something, and not everything
+        assert len(expected) < 40, filters
+        found = nearest(thoughts_filter(Thought.objects.filter(owner=user), filters), query, 50,
+                        model="m")  # fmt: skip
+        built = list(nearest_queryset(base, query, 50, model="m"))
+        assert {t.pk for t in found} == expected, filters
+        assert [t.pk for t in found] == [t.pk for t in built], filters

@@ -115,7 +115,14 @@ def test_thought_order_by_creation_and_the_continuity_default(api, user):
 def test_thought_filters_narrow_the_search(api, user):
     head = ThoughtFactory(owner=user, created_at=T0 - timedelta(days=9), **near(Q, 0.5))
     human = ThoughtFactory(
-        owner=user, origin="human", confidence=0.9, chain_id="c", created_at=T0, **near(Q, 0.8)
+        owner=user,
+        origin="human",
+        confidence=0.9,
+        chain_id="c",
+        created_at=T0,
+        tags=["plan", "idea"],
+        mode="plan",
+        **near(Q, 0.8),
     )
     tool = ThoughtFactory(
         owner=user,
@@ -123,6 +130,8 @@ def test_thought_filters_narrow_the_search(api, user):
         confidence=0.3,
         previous_thought=head,
         created_at=T0 + timedelta(days=3),
+        tags=["plan"],
+        session_id="s-1",
         **near(Q, 0.8),
     )
 
@@ -136,6 +145,14 @@ def test_thought_filters_narrow_the_search(api, user):
     assert found(previous_thought_id=f"thoughts:{head.pk}") == {str(tool.pk)}
     assert found(date_from="2025-06-01", date_to="2025-06-02") == {str(human.pk)}
     assert found(date_from="2025-06-04") == {str(tool.pk)}
+    # Array, text and range filters are bound on the server with the vector (binding_cursor):
+    # each keeps its meaning there.
+    assert found(tags=["plan"]) == {str(human.pk), str(tool.pk)}
+    assert found(tags=["idea", "plan"], tags_match="all") == {str(human.pk)}
+    assert found(tags=["idea", "debug"], tags_match="any") == {str(human.pk)}
+    assert found(mode="plan") == {str(human.pk)}
+    assert found(session_id="s-1") == {str(tool.pk)}
+    assert found(origin="tool", confidence_gte=0.2, confidence_lte=0.4) == {str(tool.pk)}
 
 
 def test_chain_id_also_limits_memories_to_those_drawn_from_that_chain(api, user):
