@@ -336,8 +336,9 @@ def binding_cursor(using: str) -> Iterator[Any]:
     ``BinaryVector`` goes in binary; Django's own cursors bind on the client (text only). It
     is wrapped as ``connection.cursor()`` wraps its own: database errors become Django's, and
     the query is logged and counted (DEBUG, ``CaptureQueriesContext``, execute wrappers).
-    Nothing is prepared (the connection's ``prepare_threshold`` stays None): every search is
-    planned with its own values, as with client-side binding."""
+    Nothing is prepared while the connection's ``prepare_threshold`` is Django's default,
+    None: every search is planned with its own values, as with client-side binding (a
+    DATABASE_URL that sets a threshold opts into generic plans for these searches too)."""
     connection = connections[using]
     connection.close_if_health_check_failed()
     connection.ensure_connection()
