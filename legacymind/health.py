@@ -7,20 +7,17 @@ it out): the app still works, but searches of that table scan it until ``reembed
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from legacymind.reembed import embedded_models
 from legacymind.vector_indexes import indexes_out
-from legacymind.vectors import indexed_dims
+from legacymind.vectors import indexed_dims, pgvector_version
 
 
 def _check_database() -> str:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        row = cursor.fetchone()
-    return f"ok (pgvector {row[0]})" if row else "ok (pgvector missing)"
+    version = pgvector_version()
+    return f"ok (pgvector {version})" if version else "ok (pgvector missing)"
 
 
 def _check_vector_indexes() -> str:

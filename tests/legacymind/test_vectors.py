@@ -278,7 +278,7 @@ def test_nearest_compiles_once_per_base_query_and_searches_with_each_new_vector(
     sql, params = nearest_queryset(base, query, 7, model="test-384").query.sql_with_params()
     assert compiled.sql == sql
     bound = compiled.params(query)
-    literal = vector_literal(query).value
+    literal = vector_literal(query)
     assert [p for p in params if p != literal] == [
         p for i, p in enumerate(bound) if i not in compiled.slots
     ]

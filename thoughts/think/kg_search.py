@@ -19,7 +19,13 @@ from django.db.models import CharField, F, FloatField, Func, QuerySet, Value
 from django.db.models.functions import Cast, Coalesce
 
 from kg.models import Entity, Observation
-from legacymind.vectors import VectorQuery, binding_cursor, nearest_queryset, placeholder
+from legacymind.vectors import (
+    VectorQuery,
+    binding_cursor,
+    nearest_queryset,
+    pgvector_version,
+    placeholder,
+)
 
 logger = logging.getLogger("thoughts.think")
 
@@ -163,13 +169,11 @@ def search(
 @lru_cache(maxsize=1)
 def _iterative_scans() -> bool:
     """Whether the server's pgvector has iterative scans, asked once a process."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        row = cursor.fetchone()
-    version = row[0] if row else ""
-    if not has_iterative_scans(version):
+    version = pgvector_version(connection.alias) or ""
+    available = has_iterative_scans(version)
+    if not available:
         logger.warning("pgvector %r has no iterative scans: crowded searches stay short", version)
-    return has_iterative_scans(version)
+    return available
 
 
 def has_iterative_scans(version: str) -> bool:
