@@ -227,3 +227,13 @@ def test_dockerfile_builds_the_cpu_image_as_a_non_root_user():
     assert "gunicorn" in text.split("CMD", 1)[1] and "gunicorn.conf.py" in text.split("CMD", 1)[1]
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".venv", "var", ".git", ".env"} <= set(ignored)
+
+
+def test_csrf_origin_default_follows_the_published_port(compose):
+    """A browser posts the admin's and journal's forms from the port compose publishes, so the
+    default trusted origin must move with WEB_PORT."""
+    web = compose["services"]["web"]
+    published = web["ports"][0]
+    assert published.startswith("${WEB_PORT:-8000}:"), published
+    origins = web["environment"]["DJANGO_CSRF_TRUSTED_ORIGINS"]
+    assert origins == "${DJANGO_CSRF_TRUSTED_ORIGINS:-http://localhost:${WEB_PORT:-8000}}"

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections import Counter, defaultdict
 from datetime import datetime, time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from kg import services
 from legacymind.errors import ServiceError
@@ -56,23 +59,28 @@ class Command(BaseCommand):
             raise CommandError("some --thought ids do not exist")
         totals: dict[str, Counter[str]] = defaultdict(Counter)
         failures = 0
-        for thought_id in tqdm(ids, desc="kg_extract", unit="thought", file=self.stderr._out):
-            try:
-                result, staged = services.thought_extract(
-                    thought_id=thought_id, dry_run=opts["dry_run"]
+        # The extractor chain logs each stage; written straight to the console, those lines
+        # would break the progress bar mid-line, so they go out through the bar while it runs.
+        loggers = [logging.getLogger(), *map(logging.getLogger, settings.LOGGING["loggers"])]
+        bar = tqdm(ids, desc="kg_extract", unit="thought", file=self.stderr._out)
+        with logging_redirect_tqdm(loggers=loggers):
+            for thought_id in bar:
+                try:
+                    result, staged = services.thought_extract(
+                        thought_id=thought_id, dry_run=opts["dry_run"]
+                    )
+                except ServiceError as exc:
+                    failures += 1
+                    bar.write(f"{thought_id}: {exc.detail}", file=self.stderr._out)
+                    continue
+                row = totals[result.provider]
+                row.update(
+                    thoughts=1,
+                    entities=len(result.entities),
+                    edges=len(result.edges),
+                    staged_entities=staged.entities,
+                    staged_edges=staged.edges,
                 )
-            except ServiceError as exc:
-                failures += 1
-                self.stderr.write(f"{thought_id}: {exc.detail}")
-                continue
-            row = totals[result.provider]
-            row.update(
-                thoughts=1,
-                entities=len(result.entities),
-                edges=len(result.edges),
-                staged_entities=staged.entities,
-                staged_edges=staged.edges,
-            )
         mode = " (dry run: nothing written)" if opts["dry_run"] else ""
         self.stdout.write(f"Extracted {len(ids) - failures} of {len(ids)} thought(s){mode}.")
         for provider, row in sorted(totals.items()):
