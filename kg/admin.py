@@ -24,6 +24,7 @@ from kg.models import (
     EntityCandidate,
     Observation,
 )
+from thoughts.selectors import memories_visible_to
 
 MODERATE = "kg.moderate"
 PENDING_FIRST = Case(
@@ -67,7 +68,9 @@ class CandidateAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return self.has_moderate_permission(request)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_moderate_permission(request)
+        # Not kg.moderate: a deletion leaves no review record, so it takes the real delete
+        # permission, which the "KG moderators" group does not have (superusers do).
+        return super().has_delete_permission(request, obj)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         # Decisions go through the review page so they promote and blocklist consistently.
@@ -120,7 +123,8 @@ class CandidateAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             return self._review_post(request, cand)
         suggestions: list[Any] = []
         if self.kind == "entity" and cand.status == CandidateStatus.PENDING:
-            suggestions = selectors.suggestions_for([cand]).get(cand.pk, [])
+            found = selectors.suggestions_for([cand], viewer=request.user)
+            suggestions = found.get(cand.pk, [])
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -186,8 +190,23 @@ class EdgeCandidateAdmin(CandidateAdmin):
     search_fields = ("source_name", "target_name", "rel_type", "review_note")
 
 
+class MemoryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """A memory drawn from a private thought is its owner's alone, in the admin as in the API:
+    staff (superusers included, as the thoughts admin never shows private words either) see
+    only the memories the API would show them."""
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        model = self.model
+        visible = (
+            selectors.visible_edges(request.user)
+            if model is Edge
+            else memories_visible_to(request.user, model)
+        )
+        return super().get_queryset(request).filter(pk__in=visible.values("pk"))
+
+
 @admin.register(Entity)
-class EntityAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class EntityAdmin(MemoryAdmin):
     list_display = ("name", "entity_type", "significance", "embedding_dim", "created_at")
     list_filter = ("entity_type", "embedding_dim", "created_at")
     search_fields = ("name", "description")
@@ -199,7 +218,7 @@ class EntityAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(Observation)
-class ObservationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ObservationAdmin(MemoryAdmin):
     list_display = ("name", "entity", "confidence", "created_at")
     list_filter = ("created_at",)
     search_fields = ("name", "description", "entity__name")
@@ -209,7 +228,7 @@ class ObservationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(Edge)
-class EdgeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class EdgeAdmin(MemoryAdmin):
     list_display = ("source", "rel_type", "target", "confidence", "created_at")
     list_filter = ("rel_type", "created_at")
     search_fields = ("source__name", "target__name", "rel_type")

@@ -47,6 +47,44 @@ def candidate_querysets(
 
 
 @dataclass(frozen=True)
+class CandidateQueue:
+    """The moderation queue, newest first with both kinds merged for ``mixed``, in the shape a
+    paginator reads (``count()`` and a slice), so it pages like every other list."""
+
+    entities: QuerySet[EntityCandidate] | None
+    edges: QuerySet[EdgeCandidate] | None
+
+    def count(self) -> int:
+        return sum(qs.count() for qs in (self.entities, self.edges) if qs is not None)
+
+    def __getitem__(self, window: slice) -> list[EntityCandidate | EdgeCandidate]:
+        start, stop = window.start or 0, window.stop
+        if self.edges is None and self.entities is not None:
+            return list(self.entities[start:stop])
+        if self.entities is None and self.edges is not None:
+            return list(self.edges[start:stop])
+        # Each kind's first ``stop`` rows hold every row of the merged window.
+        merged: list[EntityCandidate | EdgeCandidate] = [
+            *(self.entities or [])[:stop],
+            *(self.edges or [])[:stop],
+        ]
+        merged.sort(key=lambda c: (c.status != CandidateStatus.PENDING, -c.created_at.timestamp()))
+        return merged[start:stop]
+
+
+def candidate_queue(
+    *, target: str = "mixed", status: str | None = "pending", min_conf: float | None = None
+) -> CandidateQueue:
+    """The moderation queue like ``memories_moderate`` review."""
+    if target not in TARGETS:
+        raise ServiceError(f"target must be one of {', '.join(TARGETS)}", fields={"target": target})
+    entities, edges = candidate_querysets(status=status, min_conf=min_conf)
+    return CandidateQueue(
+        entities if target != "relationship" else None, edges if target != "entity" else None
+    )
+
+
+@dataclass(frozen=True)
 class CandidatePage:
     count: int
     rows: list[EntityCandidate | EdgeCandidate]
@@ -60,22 +98,9 @@ def candidates_list(
     limit: int = 50,
     offset: int = 0,
 ) -> CandidatePage:
-    """The moderation queue like ``memories_moderate`` review: newest first, both kinds merged
-    for ``mixed``."""
-    if target not in TARGETS:
-        raise ServiceError(f"target must be one of {', '.join(TARGETS)}", fields={"target": target})
-    entities, edges = candidate_querysets(status=status, min_conf=min_conf)
-    if target == "entity":
-        return CandidatePage(entities.count(), list(entities[offset : offset + limit]))
-    if target == "relationship":
-        return CandidatePage(edges.count(), list(edges[offset : offset + limit]))
-    window = offset + limit
-    merged: list[EntityCandidate | EdgeCandidate] = [
-        *entities[:window],
-        *edges[:window],
-    ]
-    merged.sort(key=lambda c: (c.status != CandidateStatus.PENDING, -c.created_at.timestamp()))
-    return CandidatePage(entities.count() + edges.count(), merged[offset:window])
+    """One page of :func:`candidate_queue`."""
+    queue = candidate_queue(target=target, status=status, min_conf=min_conf)
+    return CandidatePage(queue.count(), queue[offset : offset + limit])
 
 
 @dataclass(frozen=True)
@@ -86,10 +111,11 @@ class Suggestion:
 
 
 def suggestions_for(
-    candidates: list[EntityCandidate], *, k: int | None = None
+    candidates: list[EntityCandidate], *, viewer: Viewer, k: int | None = None
 ) -> dict[int, list[Suggestion]]:
-    """Up to ``k`` likely canonical entities per candidate: by fuzzy name match and by
-    embedding similarity of "name (type)", whichever scores higher."""
+    """Up to ``k`` likely canonical entities per candidate that ``viewer`` may see: by fuzzy
+    name match and by embedding similarity of "name (type)", whichever scores higher."""
+    entities = memories_visible_to(viewer, Entity)
     k = settings.KG_SUGGESTIONS if k is None else k
     floor = settings.KG_SUGGESTION_MIN_SCORE
     out: dict[int, list[Suggestion]] = {}
@@ -108,13 +134,11 @@ def suggestions_for(
         query = Q()
         for token in tokens:
             query |= Q(name__icontains=token)
-        for entity in Entity.objects.filter(query)[:50]:
+        for entity in entities.filter(query)[:50]:
             score = difflib.SequenceMatcher(None, norm(cand.name), norm(entity.name)).ratio()
             best[entity.pk] = Suggestion(entity, round(score, 3), "name")
         if vectors is not None and k:
-            for entity in nearest(
-                Entity.objects.all(), vectors[i].tolist(), k, model=provider.model
-            ):
+            for entity in nearest(entities, vectors[i].tolist(), k, model=provider.model):
                 score = float(entity.similarity)  # type: ignore[attr-defined]
                 if entity.pk not in best or best[entity.pk].score < score:
                     best[entity.pk] = Suggestion(entity, round(score, 3), "embedding")

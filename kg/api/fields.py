@@ -1,13 +1,15 @@
-"""Input fields of the KG API."""
+"""Input fields of the KG API: each accepts only what the requester may see."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
+from django.db.models import QuerySet
 from rest_framework import serializers
 
-from thoughts.selectors import thoughts_visible_to
+from kg.models import Entity
+from thoughts.selectors import memories_visible_to, thoughts_visible_to
 
 
 class SourceThought(serializers.UUIDField):
@@ -25,3 +27,16 @@ class SourceThought(serializers.UUIDField):
         if request is None or not thoughts_visible_to(request.user).filter(pk=value).exists():
             self.fail("unknown", value=value)
         return value
+
+
+class VisibleEntity(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
+    """The id of an entity the requester can see. A hidden one (drawn from someone else's
+    private thought) gets DRF's own "does not exist", so it reads exactly like a missing id."""
+
+    queryset = Entity.objects.none()
+
+    def get_queryset(self) -> QuerySet[Entity]:
+        request = self.context.get("request")
+        if request is None:
+            return Entity.objects.none()
+        return memories_visible_to(request.user, Entity)

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kg import selectors, services
-from kg.api.fields import SourceThought
+from kg.api.fields import SourceThought, VisibleEntity
 from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
 from kg.selectors import visible_edges
@@ -76,8 +76,8 @@ class KgEdge(serializers.ModelSerializer[Edge]):
 
 
 class KgEdgeInput(serializers.Serializer[Any]):
-    source_id = serializers.PrimaryKeyRelatedField(queryset=Entity.objects.all())
-    target_id = serializers.PrimaryKeyRelatedField(queryset=Entity.objects.all())
+    source_id = VisibleEntity()
+    target_id = VisibleEntity()
     rel_type = serializers.RegexField(r"^[A-Za-z][\w ]*$", max_length=64)
     data = JSONObjectField(default=dict)  # type: ignore[assignment]
     confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
@@ -101,9 +101,7 @@ class KgObservationPatch(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255, required=False)
     description = serializers.CharField(allow_blank=True, required=False)
     data = JSONObjectField(required=False)  # type: ignore[assignment]
-    entity_id = serializers.PrimaryKeyRelatedField(
-        queryset=Entity.objects.all(), allow_null=True, required=False
-    )
+    entity_id = VisibleEntity(allow_null=True, required=False)
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
 
 
@@ -117,15 +115,18 @@ class KgObservationInput(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255)
     description = serializers.CharField(allow_blank=True, default="")
     data = JSONObjectField(default=dict)  # type: ignore[assignment]
-    entity_id = serializers.PrimaryKeyRelatedField(
-        queryset=Entity.objects.all(), allow_null=True, default=None
-    )
+    entity_id = VisibleEntity(allow_null=True, default=None)
     source_thought_id = SourceThought(allow_null=True, default=None)
     confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
     upsert = serializers.BooleanField(default=True)
 
 
-CONFLICT = {409: error("Another row has this natural key (create with upsert false, or a rename).")}
+CONFLICT = {
+    409: error(
+        "Another row has this natural key (create with upsert false, or a rename). When that "
+        "row is one you cannot see, the answer names no row and nothing is written."
+    )
+}
 
 
 class _GraphViewSet(
@@ -174,7 +175,7 @@ class EntityViewSet(_GraphViewSet):
     def create(self, request: Request) -> Response:
         data = KgEntityInput(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
-        entity, created = services.entity_upsert(**data.validated_data)
+        entity, created = services.entity_upsert(**data.validated_data, viewer=request.user)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(KgEntity(entity).data, status=code)
 
@@ -248,14 +249,14 @@ class ObservationViewSet(_GraphViewSet):
         values = dict(data.validated_data)
         entity = values.pop("entity_id")
         obs, created = services.observation_upsert(
-            entity_id=entity.pk if entity else None, **values
+            entity_id=entity.pk if entity else None, viewer=request.user, **values
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(KgObservation(obs).data, status=code)
 
     @extend_schema(request=KgObservationPatch, responses={200: KgObservation, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
-        data = KgObservationPatch(data=request.data, partial=True)
+        data = KgObservationPatch(data=request.data, partial=True, context={"request": request})
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         if "entity_id" in changes:
@@ -300,7 +301,10 @@ class EdgeViewSet(_GraphViewSet):
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         edge, created = services.edge_upsert(
-            source_id=values.pop("source_id").pk, target_id=values.pop("target_id").pk, **values
+            source_id=values.pop("source_id").pk,
+            target_id=values.pop("target_id").pk,
+            viewer=request.user,
+            **values,
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         edge = Edge.objects.select_related("source", "target").get(pk=edge.pk)

@@ -6,6 +6,7 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,7 +15,6 @@ from kg import selectors, services
 from kg.api.permissions import IsModerator
 from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
 from legacymind.errors import NotFound
-from legacymind.pagination import MAX_OFFSET
 from legacymind.schema import error
 from thoughts.selectors import thoughts_visible_to
 
@@ -132,10 +132,12 @@ class KgCandidate(serializers.Serializer[Any]):
         return list(KgSuggestion(found or [], many=True).data)
 
 
-class CandidateListView(APIView):
-    """The moderation queue (``memories_moderate`` review). Moderators only."""
+class CandidateListView(GenericAPIView):  # type: ignore[type-arg]
+    """The moderation queue (``memories_moderate`` review), paged like every list. Moderators
+    only."""
 
     permission_classes = [IsModerator]
+    serializer_class = KgCandidate
 
     class Query(serializers.Serializer[Any]):
         status = serializers.ChoiceField(
@@ -143,46 +145,30 @@ class CandidateListView(APIView):
         )
         target = serializers.ChoiceField(choices=selectors.TARGETS, default="mixed")
         min_conf = serializers.FloatField(min_value=0, max_value=1, required=False)
-        limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
-        offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
         suggest = serializers.BooleanField(default=False)
 
-    class KgCandidatePage(serializers.Serializer[Any]):
-        count = serializers.IntegerField()
-        limit = serializers.IntegerField()
-        offset = serializers.IntegerField()
-        results = KgCandidate(many=True)
-
-    @extend_schema(tags=["kg"], parameters=[Query], responses=KgCandidatePage)
+    @extend_schema(tags=["kg"], parameters=[Query], responses=KgCandidate(many=True))
     def get(self, request: Request) -> Response:
         query = self.Query(data=request.query_params)
         query.is_valid(raise_exception=True)
         params = query.validated_data
-        page = selectors.candidates_list(
+        queue = selectors.candidate_queue(
             target=params["target"],
             status=None if params["status"] == "all" else params["status"],
             min_conf=params.get("min_conf"),
-            limit=params["limit"],
-            offset=params["offset"],
         )
+        rows: list[EntityCandidate | EdgeCandidate] = self.paginate_queryset(queue) or []  # type: ignore[arg-type]
         suggestions: dict[tuple[str, int], Any] = {}
         if params["suggest"]:
             pending = [
                 c
-                for c in page.rows
+                for c in rows
                 if isinstance(c, EntityCandidate) and c.status == CandidateStatus.PENDING
             ]
-            found = selectors.suggestions_for(pending)
-            suggestions = {("entity", pk): rows for pk, rows in found.items()}
-        return Response(
-            {
-                "count": page.count,
-                "limit": params["limit"],
-                "offset": params["offset"],
-                "results": KgCandidate(
-                    page.rows, many=True, context={"suggestions": suggestions}
-                ).data,
-            }
+            found = selectors.suggestions_for(pending, viewer=request.user)
+            suggestions = {("entity", pk): found_rows for pk, found_rows in found.items()}
+        return self.get_paginated_response(
+            KgCandidate(rows, many=True, context={"suggestions": suggestions}).data
         )
 
 
@@ -192,7 +178,12 @@ class KgDecisionItem(serializers.Serializer[Any]):
     decision = serializers.ChoiceField(choices=["approve", "reject", "alias"])
     note = serializers.CharField(allow_blank=True, default="", max_length=2000)
     feedback = serializers.CharField(allow_blank=True, required=False, max_length=2000)
-    canonical_id = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    canonical_id = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="For alias: an entity you can see (another id fails as missing).",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["decision"] == "alias" and not attrs.get("canonical_id"):
@@ -206,7 +197,12 @@ class KgDecisionOutcome(serializers.Serializer[Any]):
     decision = serializers.CharField()
     ok = serializers.BooleanField()
     status = serializers.CharField()
-    promoted_id = serializers.IntegerField(allow_null=True)
+    promoted_id = serializers.IntegerField(
+        allow_null=True,
+        help_text="The entity or edge the candidate became or was aliased to. Null for a "
+        "rejection, a failed item, and in a dry run for a row that would be created (its id is "
+        "assigned only when the decision is applied).",
+    )
     detail = serializers.CharField()
 
 

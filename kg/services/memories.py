@@ -4,15 +4,30 @@ Embeddings are computed after commit by a Celery task."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
 
 from kg.identity import clean
 from kg.models import Edge, Entity, Observation
 from legacymind.celery import publish_on_commit
-from legacymind.errors import Conflict
+from legacymind.errors import Conflict, ServiceError
 from legacymind.providers.embeddings import fields_for, get_provider
+from thoughts.selectors import Viewer, memories_visible_to
+
+_Memory = TypeVar("_Memory", Entity, Observation, Edge)
+
+
+def _visible(row: _Memory, viewer: Viewer) -> bool:
+    return memories_visible_to(viewer, type(row)).filter(pk=row.pk).exists()
+
+
+def _name_taken(what: str, other: str) -> Conflict:
+    """The natural key is unique across every user, so a row the writer cannot see still
+    blocks the write; the answer says only that, never which row (no id, source or update)."""
+    return Conflict(
+        f"{what} cannot be written: the name is already in use; choose another name or {other}"
+    )
 
 
 def entity_embed_on_commit(*, entity_id: int) -> None:
@@ -62,15 +77,19 @@ def entity_upsert(
     aliases: list[str] | None = None,
     source_thought_id: Any = None,
     upsert: bool = True,
+    viewer: Viewer,
 ) -> tuple[Entity, bool]:
     """Create the entity, or update the one with the same name and type. Returns (entity,
-    created); with ``upsert=False`` an existing one is a conflict."""
+    created); with ``upsert=False`` an existing one is a conflict, and so is one ``viewer``
+    cannot see."""
     name, entity_type = clean(name), clean(entity_type).lower() or "concept"
     entity = (
         Entity.objects.select_for_update()
         .filter(name__iexact=name, entity_type__iexact=entity_type)
         .first()
     )
+    if entity is not None and not _visible(entity, viewer):
+        raise _name_taken(f"entity {name!r} ({entity_type})", "entity_type")
     if entity is not None and not upsert:
         raise Conflict(f"entity {name!r} ({entity_type}) already exists", fields={"id": entity.pk})
     if entity is None:
@@ -107,7 +126,10 @@ def entity_update(*, entity: Entity, **changes: Any) -> Entity:
         .first()
     )
     if renamed and clash is not None:
-        raise Conflict(f"entity {clash.name!r} ({clash.entity_type}) already exists")
+        # The requested words, not the stored row's: the clash may be a memory hidden from
+        # the writer.
+        name, entity_type = changes.get("name", entity.name), changes.get("entity_type")
+        raise Conflict(f"entity {name!r} ({entity_type or entity.entity_type}) already exists")
     for key, value in changes.items():
         setattr(entity, key, value)
     entity.save(update_fields=[*changes.keys(), "updated_at"])
@@ -126,13 +148,18 @@ def observation_upsert(
     source_thought_id: Any = None,
     confidence: float = 1.0,
     upsert: bool = True,
+    viewer: Viewer,
 ) -> tuple[Observation, bool]:
+    """Create the observation, or update the one with the same name and source thought; one
+    ``viewer`` cannot see is a conflict."""
     name = clean(name)
     obs = (
         Observation.objects.select_for_update()
         .filter(name=name, source_thought_id=source_thought_id)
         .first()
     )
+    if obs is not None and not _visible(obs, viewer):
+        raise _name_taken(f"observation {name!r}", "source_thought_id")
     if obs is not None and not upsert:
         raise Conflict(f"observation {name!r} already exists", fields={"id": obs.pk})
     if obs is None:
@@ -205,13 +232,27 @@ def edge_upsert(
     confidence: float = 1.0,
     source_thought_id: Any = None,
     upsert: bool = True,
+    viewer: Viewer,
 ) -> tuple[Edge, bool]:
+    """Create the edge, or update the one with the same source, target and relation; one
+    ``viewer`` cannot see is a conflict."""
+    if source_id == target_id:
+        # Nothing in the specs relates an entity to itself, and a loop only adds noise to
+        # neighbours and injection.
+        raise ServiceError(
+            "An edge joins two different entities.",
+            fields={
+                "target_id": ["An edge joins two different entities; target_id equals source_id."]
+            },
+        )
     rel_type = clean(rel_type).lower().replace(" ", "_")
     edge = (
         Edge.objects.select_for_update()
         .filter(source_id=source_id, target_id=target_id, rel_type=rel_type)
         .first()
     )
+    if edge is not None and not _visible(edge, viewer):
+        raise Conflict("this relationship cannot be written: it is already in use")
     if edge is not None and not upsert:
         raise Conflict("this relationship already exists", fields={"id": edge.pk})
     if edge is None:

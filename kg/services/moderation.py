@@ -20,6 +20,7 @@ from kg.models import (
 )
 from kg.services.memories import entity_embed_on_commit
 from legacymind.errors import ServiceError
+from thoughts.selectors import memories_visible_to
 
 DECISIONS = ("approve", "reject", "alias")
 KINDS = ("entity", "edge")
@@ -88,13 +89,18 @@ def _block(kind: str, key: str, item: DecisionItem, reviewer: Any) -> None:
     )
 
 
-def _decide_entity(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
+# What a decision returns: its detail, the row the candidate became, and whether that row is
+# new (a dry run rolls it back, so its id is not reported).
+Decided = tuple[str, int | None, bool]
+
+
+def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
     cand = EntityCandidate.objects.select_for_update().filter(id=item.id).first()
     if cand is None:
         raise DecisionError(f"entity candidate {item.id} does not exist")
     if cand.status != CandidateStatus.PENDING:
         if cand.status == _STATUS[item.decision]:
-            return f"already {cand.status}", cand.promoted_id
+            return f"already {cand.status}", cand.promoted_id, False
         raise DecisionError(f"entity candidate {item.id} is already {cand.status}")
     if item.decision == "approve":
         entity = (
@@ -126,21 +132,33 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
             _add_aliases(entity, cand.aliases)
         cand.promoted = entity
         _reviewed(cand, item, reviewer)
-        verb = "created" if created else "reused"
-        return f"{verb} entity {entity.pk} {entity.name!r} ({entity.entity_type})", entity.pk
+        what = f"{entity.name!r} ({entity.entity_type})"
+        if created:
+            return f"created entity {what}", entity.pk, True
+        return f"reused entity {entity.pk} {what}", entity.pk, False
     if item.decision == "reject":
         _block(Blocklist.Kind.ENTITY, norm(cand.name), item, reviewer)
         _reviewed(cand, item, reviewer)
-        return f"rejected; {cand.name!r} is blocklisted", None
+        return f"rejected; {cand.name!r} is blocklisted", None, False
     if item.canonical_id is None:
         raise DecisionError(f"entity candidate {item.id}: alias needs canonical_id")
-    canonical = Entity.objects.select_for_update().filter(id=item.canonical_id).first()
+    # Only an entity the moderator can see: a hidden one fails exactly like a missing one.
+    canonical = (
+        memories_visible_to(_viewer(reviewer), Entity)
+        .select_for_update(of=("self",))
+        .filter(id=item.canonical_id)
+        .first()
+    )
     if canonical is None:
         raise DecisionError(f"canonical entity {item.canonical_id} does not exist")
     _add_aliases(canonical, [cand.name, *cand.aliases])
     cand.promoted = canonical
     _reviewed(cand, item, reviewer)
-    return f"{cand.name!r} is now an alias of {canonical.name!r}", canonical.pk
+    return f"{cand.name!r} is now an alias of {canonical.name!r}", canonical.pk, False
+
+
+def _viewer(reviewer: Any) -> AbstractBaseUser | AnonymousUser:
+    return reviewer if getattr(reviewer, "pk", None) else AnonymousUser()
 
 
 def _add_aliases(entity: Entity, names: Any) -> None:
@@ -151,13 +169,13 @@ def _add_aliases(entity: Entity, names: Any) -> None:
         entity.save(update_fields=["aliases", "updated_at"])
 
 
-def _decide_edge(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
+def _decide_edge(item: DecisionItem, reviewer: Any) -> Decided:
     cand = EdgeCandidate.objects.select_for_update().filter(id=item.id).first()
     if cand is None:
         raise DecisionError(f"edge candidate {item.id} does not exist")
     if cand.status != CandidateStatus.PENDING:
         if cand.status == _STATUS[item.decision]:
-            return f"already {cand.status}", cand.promoted_id
+            return f"already {cand.status}", cand.promoted_id, False
         raise DecisionError(f"edge candidate {item.id} is already {cand.status}")
     if item.decision == "alias":
         raise DecisionError(f"edge candidate {item.id}: only entity candidates can be aliased")
@@ -167,7 +185,7 @@ def _decide_edge(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
             item, reviewer,
         )  # fmt: skip
         _reviewed(cand, item, reviewer)
-        return "rejected; the relation is blocklisted", None
+        return "rejected; the relation is blocklisted", None, False
     ends = {}
     for role, name in (("source", cand.source_name), ("target", cand.target_name)):
         entity = entity_find(name=name)
@@ -178,6 +196,11 @@ def _decide_edge(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
                 fields={role: name},
             )
         ends[role] = entity
+    if ends["source"].pk == ends["target"].pk:
+        raise DecisionError(
+            f"edge candidate {item.id}: source and target are the same entity "
+            f"{ends['source'].name!r}; reject it"
+        )
     edge, created = Edge.objects.get_or_create(
         source=ends["source"],
         target=ends["target"],
@@ -186,11 +209,10 @@ def _decide_edge(item: DecisionItem, reviewer: Any) -> tuple[str, int | None]:
     )
     cand.promoted = edge
     _reviewed(cand, item, reviewer)
-    verb = "created" if created else "reused"
-    return (
-        f"{verb} edge {edge.pk} {ends['source'].name} -[{edge.rel_type}]-> {ends['target'].name}",
-        edge.pk,
-    )
+    what = f"{ends['source'].name} -[{edge.rel_type}]-> {ends['target'].name}"
+    if created:
+        return f"created edge {what}", edge.pk, True
+    return f"reused edge {edge.pk} {what}", edge.pk, False
 
 
 def candidates_decide(
@@ -202,7 +224,8 @@ def candidates_decide(
     """Apply each decision in its own savepoint inside one transaction: a failing item is
     reported and leaves no trace, the others apply. Entity items run before edge items so an
     edge can resolve to an entity approved in the same call. ``dry_run`` rolls everything back
-    and reports what would have happened."""
+    and reports what would have happened, without the id of a row it would create (the real
+    run assigns another). Alias targets are limited to entities ``reviewer`` can see."""
     for item in items:
         if item.kind not in KINDS or item.decision not in DECISIONS:
             raise DecisionError(
@@ -216,12 +239,13 @@ def candidates_decide(
             decide = _decide_entity if item.kind == "entity" else _decide_edge
             try:
                 with transaction.atomic():
-                    detail, promoted = decide(item, reviewer)
+                    detail, promoted, created = decide(item, reviewer)
                 status, ok = _STATUS[item.decision].value, True
             except DecisionError as exc:
-                detail, promoted, status, ok = exc.detail, None, "pending", False
+                detail, promoted, created, status, ok = exc.detail, None, False, "pending", False
             if dry_run and ok:
                 detail = "dry run: " + detail
+                promoted = None if created else promoted
             outcomes[index] = DecisionOutcome(
                 item.id, item.kind, item.decision, ok, status, promoted, detail
             )

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission, User
 from django.test import Client
 from django.urls import reverse
 
-from kg.models import Blocklist, Edge, Entity
+from kg.models import Blocklist, Edge, Entity, Observation
 from tests.kg.factories import (
     EdgeCandidateFactory,
     EdgeFactory,
@@ -147,3 +147,38 @@ def test_non_moderators_see_a_read_only_queue_and_cannot_moderate(viewer_client)
 def test_admin_changelists_render(mod_client, name):
     EdgeFactory()
     assert mod_client.get(reverse(f"admin:kg_{name}_changelist")).status_code == 200
+
+
+@pytest.mark.parametrize("superuser", [False, True])
+def test_memory_changelists_never_show_memories_of_others_private_thoughts(
+    mod_client, moderator, user, superuser
+):
+    """The admin shows a memory drawn from a private thought to its owner only, as the API
+    does; a superuser is no exception (the thoughts admin never shows private words either)."""
+    moderator.is_superuser = superuser
+    moderator.save(update_fields=["is_superuser"])
+    private = ThoughtFactory(owner=user, is_private=True)
+    secret = EntityFactory(name="Quillport", source_thought=private)
+    shared = EntityFactory(name="Harbourmaster")
+    mine = EntityFactory(
+        name="Lighthouse", source_thought=ThoughtFactory(owner=moderator, is_private=True)
+    )
+    EdgeFactory(source=shared, target=secret, rel_type="near")  # an endpoint is hidden
+    EdgeFactory(source=shared, target=mine, rel_type="guards")
+    Observation.objects.create(name="Quillport tides", description="secret", source_thought=private)
+    Observation.objects.create(name="Harbour hours", description="open")
+
+    def page(name: str) -> str:
+        response = mod_client.get(reverse(f"admin:kg_{name}_changelist"))
+        assert response.status_code == 200
+        return response.content.decode()
+
+    entities, edges, observations = page("entity"), page("edge"), page("observation")
+    assert "Harbourmaster" in entities and "Lighthouse" in entities
+    assert "Quillport" not in entities
+    assert "guards" in edges and "near" not in edges
+    assert "Harbour hours" in observations and "Quillport tides" not in observations
+    hidden = mod_client.get(reverse("admin:kg_entity_change", args=[secret.pk]))
+    assert hidden.status_code == 302  # the admin's "does not exist" redirect, nothing shown
+    search = mod_client.get(reverse("admin:kg_entity_changelist"), {"q": "Quillport"})
+    assert "0 results" in search.content.decode()  # the search box echoes the term itself

@@ -54,8 +54,8 @@ def test_kg_moderate_list_approve_reject(moderator):
     assert "2 candidate(s)" in out and f"entity {keep.pk}: Redis" in out
     out, _ = run("kg_moderate", "approve", "--min-conf", "0.5", "--dry-run")
     assert "dry run: created entity" in out and Entity.objects.count() == 0
-    run("kg_moderate", "approve", "--min-conf", "0.5", "--user", moderator.username)
-    run("kg_moderate", "reject", "--ids", str(drop.pk), "--note", "noise")
+    run("kg_moderate", "approve", "--min-conf", "0.5", "--user", moderator.username, "--no-input")
+    run("kg_moderate", "reject", "--ids", str(drop.pk), "--note", "noise", "--user", "mod")
     keep.refresh_from_db()
     drop.refresh_from_db()
     assert (keep.status, keep.reviewed_by) == ("approved", moderator)
@@ -95,8 +95,9 @@ def test_kg_moderate_ids_reach_past_the_first_page(moderator):
     candidates = [EntityCandidateFactory(name=f"name {i}") for i in range(3)]
     oldest = candidates[0]
     out, _ = run(
-        "kg_moderate", "reject", "--target", "entity", "--ids", str(oldest.pk), "--limit", "1"
-    )
+        "kg_moderate", "reject", "--target", "entity", "--ids", str(oldest.pk), "--limit", "1",
+        "--user", moderator.username,
+    )  # fmt: skip
     assert "reject: 1 of 1 candidate(s)" in out
     oldest.refresh_from_db()
     assert oldest.status == "rejected"
@@ -106,11 +107,12 @@ def test_kg_moderate_ids_reach_past_the_first_page(moderator):
 def test_kg_moderate_names_ids_it_cannot_find(moderator):
     cand = EntityCandidateFactory()
     with pytest.raises(CommandError, match=r"--ids not found among entity candidates .*: 999999"):
-        run("kg_moderate", "approve", "--target", "entity", "--ids", f"{cand.pk},999999")
+        ids = f"{cand.pk},999999"
+        run("kg_moderate", "approve", "--target", "entity", "--user", "mod", "--ids", ids)
     cand.refresh_from_db()
     assert cand.status == "pending"  # nothing decided when one id is wrong
     with pytest.raises(CommandError, match="positive"):
-        run("kg_moderate", "approve", "--ids", "99999999999999999999")
+        run("kg_moderate", "approve", "--ids", "99999999999999999999", "--user", "mod")
 
 
 def test_kg_moderate_refuses_an_offset_past_the_bound():

@@ -6,7 +6,7 @@ import logging
 import uuid
 from collections import Counter, defaultdict
 from datetime import datetime, time
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -61,7 +61,8 @@ class Command(BaseCommand):
         failures = 0
         # The extractor chain logs each stage; written straight to the console, those lines
         # would break the progress bar mid-line, so they go out through the bar while it runs.
-        loggers = [logging.getLogger(), *map(logging.getLogger, settings.LOGGING["loggers"])]
+        configured = cast(dict[str, Any], settings.LOGGING)["loggers"]
+        loggers = [logging.getLogger(), *map(logging.getLogger, configured)]
         bar = tqdm(ids, desc="kg_extract", unit="thought", file=self.stderr._out)
         with logging_redirect_tqdm(loggers=loggers):
             for thought_id in bar:
