@@ -205,7 +205,7 @@ class EntityViewSet(_GraphViewSet):
     def neighbors(self, request: Request, pk: str) -> Response:
         depth = request.query_params.get("depth", "1")
         if depth not in ("1", "2"):
-            raise serializers.ValidationError({"depth": "depth must be 1 or 2"})
+            raise serializers.ValidationError({"depth": ["Must be 1 or 2."]})
         entity = self.get_object()
         nodes, edges = selectors.entity_neighbors(
             entity=entity, depth=int(depth), viewer=request.user
