@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import is_valid_path
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -53,6 +56,7 @@ _CODES = {
     406: "not_acceptable",
     409: "conflict",
     410: "gone",
+    413: "too_large",
     415: "unsupported_media_type",
     429: "throttled",
     503: "service_unavailable",
@@ -76,10 +80,18 @@ def _flatten(data: Any) -> str:
     return str(data)
 
 
+def _too_large() -> str:
+    return f"Request body larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
         body = envelope(exc.status_code, exc.detail, code=exc.error_code, fields=exc.fields)
         return Response(body, status=exc.status_code)
+    if isinstance(exc, RequestDataTooBig):
+        # Raised by request.data. Left to Django it became handler400's page, or in DEBUG the
+        # technical HTML page: neither is the envelope.
+        return Response(envelope(413, _too_large()), status=413)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else exc.messages
@@ -104,8 +116,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
-def json_error(request: Any, status_code: int, detail: str, *, fields: Any = None) -> JsonResponse:
-    return JsonResponse(envelope(status_code, detail, fields=fields), status=status_code)
+def json_error(
+    request: Any, status_code: int, detail: str, *, fields: Any = None, code: str | None = None
+) -> JsonResponse:
+    return JsonResponse(envelope(status_code, detail, fields=fields, code=code), status=status_code)
 
 
 def wants_json(request: Any) -> bool:
@@ -116,6 +130,44 @@ def wants_json(request: Any) -> bool:
         or request.content_type == "application/json"
         or "application/json" in request.headers.get("Accept", "")
     )
+
+
+def handler400(request: Any, exception: Exception | None = None) -> HttpResponse:
+    """A request Django refuses before or outside a DRF view (SuspiciousOperation): a body over
+    DATA_UPLOAD_MAX_MEMORY_SIZE, too many form fields, a bad Host header, ..."""
+    if wants_json(request):
+        if isinstance(exception, RequestDataTooBig):
+            return json_error(request, 413, _too_large())
+        return json_error(request, 400, "Bad request.", code="bad_request")
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception)  # type: ignore[arg-type]
+
+
+@csrf_exempt  # it changes nothing; else a POST without a CSRF cookie was a 403 HTML page
+def not_found(request: Any) -> HttpResponse:
+    """The last route under the API's prefixes: in DEBUG Django answers an unknown path with its
+    technical HTML page, not handler404, and the API must keep its envelope there too.
+
+    Matching every path, this route also hides APPEND_SLASH's redirect from CommonMiddleware,
+    so it redirects itself. Only GET and HEAD: a redirected POST loses its body (Django's own
+    redirect raised RuntimeError in DEBUG, a 500), so other methods get the path to use.
+    """
+    slashed = _with_slash(request)
+    if slashed is not None and request.method in ("GET", "HEAD"):
+        return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+    detail = "Not found." if slashed is None else f"Not found. Did you mean {slashed}?"
+    return json_error(request, 404, detail)
+
+
+def _with_slash(request: Any) -> str | None:
+    path = request.path_info
+    if not settings.APPEND_SLASH or path.endswith("/"):
+        return None
+    match = is_valid_path(f"{path}/", getattr(request, "urlconf", None))
+    if not match or match.func is not_found:
+        return None
+    return f"{request.path}/"
 
 
 def handler404(request: Any, exception: Exception | None = None) -> JsonResponse:

@@ -31,6 +31,16 @@ class Pagination(LimitOffsetPagination):
         offset = _whole(request, self.offset_query_param, low=0, high=MAX_OFFSET)
         return offset or 0
 
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paginated = super().get_paginated_response_schema(schema)
+        for link in ("next", "previous"):
+            # DRF writes OpenAPI 3.0's `nullable`, which 3.1 (JSON Schema) does not have: a
+            # strict 3.1 validator refused every last page's "next": null.
+            prop = paginated["properties"][link]
+            del prop["nullable"]
+            prop["type"] = ["string", "null"]
+        return paginated
+
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         limit, offset = super().get_schema_operation_parameters(view)
         limit["schema"].update(minimum=1, default=self.default_limit)

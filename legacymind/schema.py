@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import permissions, serializers
@@ -60,7 +61,12 @@ class AutoSchema(SpectacularAutoSchema):
             errors[403] = "Not allowed for this user (or a session request without CSRF token)."
         if "{" in self.path:
             errors[404] = "No such object, or not visible to this user."
+        # Content negotiation runs before every view: an Accept header naming neither JSON nor
+        # HTML (the browsable API) is a 406, in the envelope.
+        errors[406] = "Not acceptable: send `Accept: application/json` (or none)."
         if operation.get("requestBody"):
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            errors[413] = f"Request body too large: over {limit} bytes."
             errors[415] = "Unsupported content type; send application/json."
         if self.view.get_throttles():
             errors[429] = "Too many requests; retry after the `Retry-After` header's seconds."

@@ -14,6 +14,7 @@ from legacymind.conf.env import env_float as _number
 from legacymind.conf.env import env_int as _integer
 from legacymind.conf.env import env_pg_size as _pg_size
 from legacymind.conf.env import env_rate as _rate
+from legacymind.conf.env import env_secret as _secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -22,11 +23,7 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 
 DEBUG = _flag("DJANGO_DEBUG", False)
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
-    SECRET_KEY = "dev-only-insecure-key"
+SECRET_KEY = _secret("DJANGO_SECRET_KEY", dev_value="dev-only-insecure-key")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -213,6 +210,17 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # DRF's renderers and parsers, with the project's subclasses (legacymind/renderers.py and
+    # parsers.py) for the browsable API's list pages and for bodies nested too deeply.
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "legacymind.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "legacymind.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "legacymind.pagination.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "legacymind.schema.AutoSchema",

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from legacymind import health
+from legacymind import errors, health
 from legacymind.api import ApiRootView
 
+handler400 = "legacymind.errors.handler400"
 handler404 = "legacymind.errors.handler404"
 handler500 = "legacymind.errors.handler500"
 
@@ -26,4 +27,7 @@ urlpatterns = [
     # The journaling agent keeps the original service's paths (specs/README.md).
     path("", include("agent.urls")),
     path("", include("legacymind.pages")),
+    # Last: any other path under the API's prefixes (/api/, the agent's /v2/ and /v3/) is the
+    # 404 envelope, in DEBUG too.
+    re_path(r"^(?:api|v2|v3)(?:/.*)?$", errors.not_found),
 ]

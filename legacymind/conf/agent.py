@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from legacymind.conf.env import env, env_bool, env_choice, env_float, env_int
+from legacymind.conf.env import env, env_bool, env_choice, env_float, env_int, env_secret
 
 # v3 FACD loop
 # Spec 004's 0.80 (the issue asks for the spec's defaults). On the dev set 0.70 was right as
@@ -57,11 +57,7 @@ EXCAVATION_K_BUDGET = env_int("EXCAVATION_K_BUDGET", 4, low=1, high=50)
 
 # HMAC key of the round-tripped state. Required in production: a guessable key lets clients
 # forge beliefs, budgets and evidence.
-AGENT_STATE_SECRET = env.str("AGENT_STATE_SECRET", default="")
-if not AGENT_STATE_SECRET:
-    if not env_bool("DJANGO_DEBUG", False):
-        raise ImproperlyConfigured("AGENT_STATE_SECRET must be set when DJANGO_DEBUG is off")
-    AGENT_STATE_SECRET = "dev-only-agent-state-secret"
+AGENT_STATE_SECRET = env_secret("AGENT_STATE_SECRET", dev_value="dev-only-agent-state-secret")
 
 
 # /metrics under several processes (agent.metrics): prometheus_client reads this itself when the

@@ -70,3 +70,25 @@ def env_pg_size(name: str, default: str) -> str:
     if not re.fullmatch(r"\d+(kB|MB|GB)", value):
         raise ImproperlyConfigured(f"{name} must be a size such as {default} (kB, MB or GB)")
     return value
+
+
+# .env.example's secrets start with this. A copy left unchanged passes docker-compose's `:?`
+# checks, and its keys are public: anyone could forge sessions, CSRF tokens and agent state.
+PLACEHOLDER_PREFIX = "change-me"
+
+
+def env_secret(name: str, *, dev_value: str) -> str:
+    """A signing key. With DJANGO_DEBUG off it must be set, and not to .env.example's
+    placeholder; in debug mode an unset one is ``dev_value``."""
+    value = env.str(name, default="")
+    debug = env_bool("DJANGO_DEBUG", False)
+    if debug:
+        return value or dev_value
+    if not value:
+        raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is off")
+    if value.strip().lower().startswith(PLACEHOLDER_PREFIX):
+        raise ImproperlyConfigured(
+            f"{name} still holds .env.example's placeholder {value!r}: set a long random value "
+            "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))')"
+        )
+    return value

@@ -13,11 +13,11 @@ pytestmark = pytest.mark.django_db
 ENVELOPE = {"error_code", "detail", "fields"}
 
 
-def assert_envelope(response, status: int, code: str) -> dict:
+def assert_envelope(response, status: int, code: str, extra: frozenset[str] = frozenset()) -> dict:
     assert response.status_code == status, response.content[:500]
     assert response["Content-Type"].startswith("application/json")
     body = response.json()
-    assert set(body) == ENVELOPE, body
+    assert set(body) == ENVELOPE | extra, body
     assert body["error_code"] == code
     assert isinstance(body["detail"], str) and body["detail"]
     assert "Traceback" not in response.content.decode()
@@ -140,7 +140,10 @@ def test_429_when_the_agent_rate_is_exceeded(api, settings):
         if response.status_code == 429:
             break
     assert statuses[0] == 200
-    assert_envelope(response, 429, "rate_limited")
+    # The agent's errors carry what the client acts on beside the envelope (agent.errors).
+    body = assert_envelope(response, 429, "rate_limited", extra=frozenset({"retry_after"}))
+    assert body["retry_after"] >= 1
+    assert response["Retry-After"] == str(body["retry_after"])
 
 
 def test_503_when_the_embedding_provider_fails(api, settings, openai_stub):

@@ -7,7 +7,7 @@ range are clamped. Anything else that is not understood is a 400 naming the fiel
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, time
+from datetime import UTC, datetime, time
 from typing import Any
 
 from django.utils import timezone
@@ -45,7 +45,9 @@ class ThoughtRefField(serializers.Field):  # type: ignore[type-arg]
 
 @extend_schema_field(
     {
-        "oneOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}],
+        # anyOf: a validator that does not assert formats takes any string as both, and oneOf
+        # then refuses every value.
+        "anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}],
         "description": "YYYY-MM-DD (the whole day, in the server's time zone) or an ISO 8601 "
         "date-time.",
         "example": "2026-11-24",
@@ -54,7 +56,10 @@ class ThoughtRefField(serializers.Field):  # type: ignore[type-arg]
 class DateBoundField(serializers.Field):  # type: ignore[type-arg]
     """``YYYY-MM-DD`` (the whole day, in the server's time zone) or an ISO 8601 date-time."""
 
-    default_error_messages = {"invalid": "Expected YYYY-MM-DD or an ISO 8601 date-time."}
+    default_error_messages = {
+        "invalid": "Expected YYYY-MM-DD or an ISO 8601 date-time.",
+        "out_of_range": "Date-time out of range once converted to UTC.",
+    }
 
     def __init__(self, *, end_of_day: bool, **kwargs: Any) -> None:
         self.end_of_day = end_of_day
@@ -72,7 +77,15 @@ class DateBoundField(serializers.Field):  # type: ignore[type-arg]
         if moment is None:
             self.fail("invalid")
             raise AssertionError("unreachable")
-        return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
+        if timezone.is_naive(moment):
+            return timezone.make_aware(moment)
+        try:
+            # The same instant in UTC: Python reads offsets up to ±23:59, Postgres refuses any
+            # beyond ±15:59 ("time zone displacement out of range", a 500).
+            return moment.astimezone(UTC)
+        except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00, before year 1 in UTC
+            self.fail("out_of_range")
+            raise AssertionError("unreachable") from None
 
     def to_representation(self, value: Any) -> str:
         return str(value)
