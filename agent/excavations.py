@@ -73,7 +73,8 @@ def excavation_start(*, entry: JournalEntry) -> ExcavationResponse:
         raise GuardrailTriggered(
             "The entry suggests you may be in danger; use /v3/agent/act, which "
             "returns crisis resources, or call or text 988 (US).",
-            fields={"guardrail": gate.level},
+            fields={"journal_entry.text": ["Suggests a risk of harm; see detail for help."]},
+            extra={"guardrail": gate.level},
         )
     nodes = seed_nodes(entry.text)[:4]
     weights = normalise({str(n.node_id): n.priors or 0.0 for n in nodes})
@@ -106,14 +107,17 @@ def excavation_step(
     if probe is None or str(expected_probe_id) != str(probe.probe_id):
         raise AnswerMismatch(
             "expected_probe_id does not match the open probe.",
-            fields={"expected_probe_id": str(expected_probe_id)},
+            fields={"expected_probe_id": ["Does not match the open probe."]},
+            extra={"expected": str(probe.probe_id) if probe else None},
         )
-    if distress_gate(user_reply).fired:
+    gate = distress_gate(user_reply)
+    if gate.fired:
         raise GuardrailTriggered(
             "The reply suggests you may be in danger. Please call or text 988 "
             "(US), text HOME to 741741, call emergency services, or see "
             "findahelpline.com.",
-            fields={"guardrail": "fired"},
+            fields={"user_reply": ["Suggests a risk of harm; see detail for help."]},
+            extra={"guardrail": gate.level},
         )
     options = probe.quick_options or [NOT_SURE]
     lowered = [o.lower() for o in options]

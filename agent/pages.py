@@ -1,6 +1,10 @@
 """Browser journaling pages: write an entry, answer the agent's questions, see the crux. The
 page drives the same service as the API; the signed state rides in a hidden field, and internal
-actions are continued server-side so the writer only sees questions."""
+actions are continued server-side so the writer only sees questions.
+
+The API's error messages are written for programmers; the page says the same things in plain
+sentences, and when the page's state can no longer go on (the Back button, a second tab) it
+offers the entry again rather than the same dead question."""
 
 from __future__ import annotations
 
@@ -10,34 +14,119 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agent.services import agent_act
 from legacymind.errors import ServiceError
 
 MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
+ENTRY_MAX = 20000
+ANSWER_MAX = 2000
+
+WRITE_FIRST = "Write something first."
+ANSWER_FIRST = "Choose an option or type an answer."
+UNREADABLE = "This page's conversation could not be read. Your entry is below: start again."
+STALE = (
+    "This question was already answered, perhaps from another tab or after going back. "
+    "Your entry is below: start again from it."
+)
+# Errors after which this page's state cannot be continued: the entry is offered again.
+RESTART = {
+    "stale_revision": STALE,
+    "answer_mismatch": STALE,
+    "state_complete": "This conversation has already finished. Your entry is below: start again.",
+    "budget_exhausted": "This conversation used all its questions. Your entry is below.",
+    "integrity_mismatch": "This page's conversation could not be checked. Start again below.",
+}
+# Errors after which the same question can simply be answered again.
+RETRY = {
+    "answer_required": ANSWER_FIRST,
+    "revision_in_progress": "Your answer is still being worked on: wait a moment, then retry.",
+    "rate_limited": "That was a lot of answers in a minute: wait a little, then try again.",
+}
+# Words the result page shows for each way the loop ends.
+STOPPED = {
+    "threshold": "the agent was confident enough to stop asking",
+    "epsilon": "more questions would have told it little more",
+    "budget": "it reached its question limit",
+    "guardrail": "it paused for your safety",
+}
 
 
+class PageError(Exception):
+    def __init__(self, message: str, *, restart: bool = False, status: int = 400) -> None:
+        super().__init__(message)
+        self.message, self.restart, self.status = message, restart, status
+
+
+@never_cache
 @login_required
 @require_GET
 def journal(request: HttpRequest) -> HttpResponse:
     return render(request, "agent/journal.html", {})
 
 
+@never_cache  # a page restored by Back would resend a state that was already continued
 @login_required
 @require_POST
 def journal_act(request: HttpRequest) -> HttpResponse:
+    state = _posted_state(request)
+    try:
+        response = _run(request, state)
+    except PageError as exc:
+        return _error_page(request, exc, state)
+    result = response.get("result") or {}
+    return render(
+        request,
+        "agent/journal.html",
+        {
+            "response": response,
+            "state_json": json.dumps(response["state"]),
+            "action": response.get("action"),
+            "result": result,
+            "stopped": STOPPED.get(result.get("exit_reason", ""), ""),
+        },
+    )
+
+
+def _posted_state(request: HttpRequest) -> dict[str, Any] | str | None:
+    """The state the page sent back: a dict, None on the entry form, or the raw text when it
+    is not a JSON object (the run refuses it)."""
+    raw = request.POST.get("state") or ""
+    if not raw:
+        return None
+    try:
+        state = json.loads(raw)
+    except ValueError:
+        return raw
+    return state if isinstance(state, dict) else raw
+
+
+def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, Any]:
     # Rate and budget guards count per user, as the API does (agent.views.client_id).
     client = f"user:{request.user.pk}"
+    if isinstance(state, str):
+        raise PageError(UNREADABLE, restart=True)
+    if state is None:
+        entry = request.POST.get("entry", "")
+        if not entry.strip():
+            raise PageError(WRITE_FIRST)
+        if len(entry) > ENTRY_MAX:
+            raise PageError(f"Your entry is too long: keep it under {ENTRY_MAX:,} characters.")
+        data: dict[str, Any] = {"mode": "init", "journal_entry": {"text": entry}}
+    else:
+        data = {"mode": "continue", "state": state}
+        answer_to = request.POST.get("answer_to")
+        if answer_to:
+            # An option button names its own value; Send (and Enter in the box) sends the text.
+            value = request.POST.get("value") or (request.POST.get("free_text") or "").strip()
+            if not value.strip():
+                raise PageError(ANSWER_FIRST)
+            if len(value) > ANSWER_MAX:
+                raise PageError(f"Keep your answer under {ANSWER_MAX:,} characters.")
+            data["user_event"] = {"answer_to": answer_to, "value": value}
     try:
-        if request.POST.get("state"):
-            data: dict[str, Any] = {"mode": "continue", "state": json.loads(request.POST["state"])}
-            answer_to = request.POST.get("answer_to")
-            value = (request.POST.get("free_text") or "").strip() or request.POST.get("value")
-            if answer_to:
-                data["user_event"] = {"answer_to": answer_to, "value": value}
-        else:
-            data = {"mode": "init", "journal_entry": {"text": request.POST.get("entry", "")}}
         response = json.loads(agent_act(data=data, idempotency_key=None, client_id=client))
         for _ in range(MAX_INTERNAL):
             if response["complete"] or response["action"]["type"] == "AskUser":
@@ -49,30 +138,33 @@ def journal_act(request: HttpRequest) -> HttpResponse:
                     client_id=client,
                 )
             )
-    except (ServiceError, ValueError) as exc:
-        detail = getattr(exc, "detail", str(exc))
-        status = getattr(exc, "status_code", 400)
-        context: dict[str, Any] = {"error": detail, "entry": request.POST.get("entry", "")}
-        try:  # keep the open question on screen: a bad answer loses nothing
-            state = json.loads(request.POST.get("state") or "null")
-        except ValueError:
-            state = None
-        if (
-            isinstance(state, dict)
-            and isinstance(state.get("last_action"), dict)
-            and state["last_action"].get("type") == "AskUser"
-        ):
-            context.update(
-                response={"state": state}, state_json=json.dumps(state), action=state["last_action"]
-            )
-        return render(request, "agent/journal.html", context, status=status)
-    return render(
-        request,
-        "agent/journal.html",
-        {
-            "response": response,
-            "state_json": json.dumps(response["state"]),
-            "action": response.get("action"),
-            "result": response.get("result"),
-        },
-    )
+    except ServiceError as exc:
+        raise _plain(exc) from exc
+    return dict(response)
+
+
+def _plain(exc: ServiceError) -> PageError:
+    """The page's sentence for an error the service raised (its own detail stays in the API)."""
+    if exc.error_code in RESTART:
+        return PageError(RESTART[exc.error_code], restart=True, status=exc.status_code)
+    if exc.error_code in RETRY:
+        return PageError(RETRY[exc.error_code], status=exc.status_code)
+    if exc.error_code == "invalid":  # the entry is checked above: it is the state that is bad
+        return PageError(UNREADABLE, restart=True)
+    return PageError("Something went wrong with that step: try again in a moment.",
+                     status=exc.status_code)  # fmt: skip
+
+
+def _error_page(
+    request: HttpRequest, exc: PageError, state: dict[str, Any] | str | None
+) -> HttpResponse:
+    context: dict[str, Any] = {"error": exc.message, "entry": request.POST.get("entry", "")}
+    if isinstance(state, dict):
+        journal_entry = state.get("journal_entry")
+        if isinstance(journal_entry, dict) and isinstance(journal_entry.get("text"), str):
+            context["entry"] = journal_entry["text"]
+        last = state.get("last_action")
+        if not exc.restart and isinstance(last, dict) and last.get("type") == "AskUser":
+            # Keep the open question on screen: a bad answer loses nothing.
+            context.update(response={"state": state}, state_json=json.dumps(state), action=last)
+    return render(request, "agent/journal.html", context, status=exc.status)

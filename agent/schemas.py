@@ -7,9 +7,14 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 Text400 = Annotated[str, Field(min_length=1, max_length=400)]
+MAX_ENTRY = 20000
+# An answer to one question: a tenth of an entry. The same cap for v2 replies and v3 answers,
+# which answer the same probe (see the v2 ↔ v3 adapter).
+MAX_REPLY = 2000
 MAX_NODES = 12  # active (≤ MAX_HYPOTHESES) plus merged and retired ones kept for the trail
 ExitReason = Literal["threshold", "epsilon", "budget", "guardrail"]
 
@@ -18,8 +23,15 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _not_blank(value: str) -> str:
+    # Checked, not stripped: the text is kept as written (it is signed and quoted back).
+    if not value.strip():
+        raise PydanticCustomError("blank", "This field may not be blank.")
+    return value
+
+
 class JournalEntry(_Model):
-    text: str = Field(min_length=1, max_length=20000)
+    text: Annotated[str, Field(min_length=1, max_length=MAX_ENTRY), AfterValidator(_not_blank)]
 
 
 # --- v3 belief graph --------------------------------------------------------------------------
@@ -281,7 +293,9 @@ class ExcavationRequest(_Model):
     mode: Literal["init", "step"]
     journal_entry: JournalEntry | None = None
     state: ExcavationState | None = None
-    user_reply: str | None = None
+    user_reply: (
+        Annotated[str, Field(min_length=1, max_length=MAX_REPLY), AfterValidator(_not_blank)] | None
+    ) = None
     expected_probe_id: UUID | None = None
 
 

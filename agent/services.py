@@ -18,6 +18,7 @@ from agent.engine.loop import TurnOutcome, start, step
 from agent.engine.questions import text_hash
 from agent.errors import (
     BudgetExhausted,
+    IdempotencyKeyReused,
     IntegrityMismatch,
     RateLimited,
     RevisionInProgress,
@@ -34,10 +35,17 @@ CLAIM_TTL = 24 * 3600  # a revision, once continued, stays taken (stale replays 
 PENDING_TTL = 60  # a claim whose process died frees itself: the revision can be retried
 
 
-def pydantic_fields(exc: ValidationError) -> dict[str, list[str]]:
+def pydantic_fields(exc: ValidationError, *, tags: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """Field path → messages. ``tags``: the discriminator values pydantic puts first in the
+    location of a tagged union's errors; dropped so paths name fields of the request body."""
     fields: dict[str, list[str]] = {}
     for err in exc.errors():
-        key = ".".join(str(p) for p in err["loc"]) or "non_field_errors"
+        loc = list(err["loc"])
+        if loc and loc[0] in tags:
+            loc = loc[1:]
+        key = ".".join(str(p) for p in loc)
+        if not key:
+            key = "mode" if err["type"].startswith("union_tag") else "non_field_errors"
         fields.setdefault(key, []).append(err["msg"])
     return fields
 
@@ -73,7 +81,7 @@ def agent_act(*, data: Any, idempotency_key: str | None, client_id: str) -> byte
     try:
         request = _REQUEST.validate_python(data)
     except ValidationError as exc:
-        fields = pydantic_fields(exc)
+        fields = pydantic_fields(exc, tags=("init", "continue"))
         first = next(iter(fields.items()))
         raise ServiceError(f"Invalid input. {first[0]}: {first[1][0]}", fields=fields) from exc
     if isinstance(request, AgentActInitRequest):
@@ -96,12 +104,22 @@ def _continue(request: AgentActStepRequest, idempotency_key: str | None, started
             raise BudgetExhausted("This session used its budget and is complete.")
         raise StateComplete("This session is already complete.")
     base = f"agent:{state.state_id}:{state.revision}"
-    idem_key = None
+    idem_key = fingerprint = None
     if idempotency_key:
+        # The key replays one request: its cached answer carries the request's fingerprint, and
+        # a different body under the same key is refused rather than answered with the first.
+        canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True)
+        fingerprint = hashlib.sha256(canonical.encode()).hexdigest()
         idem_key = f"{base}:idem:{hashlib.sha256(idempotency_key.encode()).hexdigest()[:32]}"
         cached = cache.get(idem_key)
-        if cached is not None:
-            return bytes(cached)
+        if isinstance(cached, dict):
+            if cached["request"] != fingerprint:
+                raise IdempotencyKeyReused(
+                    "This Idempotency-Key was already used with a different request body; "
+                    "send a new key for a new request.",
+                    fields={"Idempotency-Key": ["Already used with a different request body."]},
+                )
+            return bytes(cached["body"])
     claim = f"{base}:claim"
     # The first continue for a revision wins; cache.add is atomic (primary key in the database
     # cache, SET NX in Redis), so two processes cannot both claim it.
@@ -120,7 +138,8 @@ def _continue(request: AgentActStepRequest, idempotency_key: str | None, started
         raise
     cache.set(claim, "done", CLAIM_TTL)
     if idem_key:
-        cache.set(idem_key, body, settings.AGENT_IDEMPOTENCY_TTL)
+        cached = {"request": fingerprint, "body": body}
+        cache.set(idem_key, cached, settings.AGENT_IDEMPOTENCY_TTL)
     _observe("continue", outcome, started, entry=state.journal_entry.text)
     return body
 

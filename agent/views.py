@@ -7,14 +7,16 @@ from typing import Any
 
 import drf_spectacular.contrib.pydantic  # noqa: F401  (registers the pydantic schema extension)
 from django.http import HttpRequest, HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import BaseModel, RootModel, ValidationError
-from rest_framework.parsers import JSONParser
+from rest_framework import serializers
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agent import metrics
+from agent.errors import AgentError, RateLimited
 from agent.excavations import completed_result, excavation_start, excavation_step
 from agent.reflections import reflection_create
 from agent.schemas import (
@@ -28,18 +30,54 @@ from agent.schemas import (
 )
 from agent.services import agent_act, pydantic_fields, rate_guard
 from legacymind.errors import ServiceError, envelope
+from legacymind.parsers import JSONParser
+from legacymind.schema import ErrorOut
 
 
 class AgentActBody(RootModel[AgentActRequest]):
     """Either an init request (journal entry) or a continue request (signed state + answer)."""
 
 
+class AgentErrorOut(ErrorOut):
+    """The project's error envelope, plus the data some agent errors carry for the client."""
+
+    expected = serializers.CharField(
+        required=False, help_text="answer_mismatch: the id of the open question or probe."
+    )
+    retry_after = serializers.IntegerField(
+        required=False, help_text="rate_limited: seconds to wait (also the Retry-After header)."
+    )
+    guardrail = serializers.CharField(
+        required=False, help_text="guardrail: the distress gate's level (explicit | indirect)."
+    )
+
+
+def _errors(descriptions: dict[int, str]) -> dict[int, OpenApiResponse]:
+    return {code: OpenApiResponse(AgentErrorOut, description=d) for code, d in descriptions.items()}
+
+
 ERRORS = {
-    400: "Invalid input (error_code invalid / answer_required).",
+    400: "Invalid input (error_code invalid / answer_required); `fields` names each field.",
     409: "integrity_mismatch, stale_revision, revision_in_progress or state_complete.",
-    410: "answer_mismatch: user_event.answer_to is not the open question.",
-    429: "budget_exhausted or rate_limited.",
+    410: "answer_mismatch: user_event.answer_to is not the open question (`expected` is).",
+    422: "idempotency_key_reused: the Idempotency-Key already answered a different body.",
+    429: "budget_exhausted or rate_limited (`retry_after`).",
 }
+RATE = {429: "rate_limited: more agent turns a minute than allowed (`retry_after`)."}
+
+
+class AgentView(APIView):
+    """Adds an agent error's extra data beside the envelope (see agent.errors)."""
+
+    parser_classes = [JSONParser]  # the project's: a body nested too deeply is a 400
+
+    def handle_exception(self, exc: Exception) -> Response:
+        response = super().handle_exception(exc)
+        if isinstance(exc, AgentError) and exc.extra:
+            response.data = {**response.data, **exc.extra}
+        if isinstance(exc, RateLimited):
+            response["Retry-After"] = str(exc.retry_after)
+        return response
 
 
 def client_id(request: Request) -> str:
@@ -48,22 +86,21 @@ def client_id(request: Request) -> str:
     return f"user:{request.user.pk}"
 
 
-class AgentActView(APIView):
+class AgentActView(AgentView):
     """The stateless agent loop: the state travels with each request, signed by the server."""
-
-    parser_classes = [JSONParser]
 
     @extend_schema(
         operation_id="postAgentAct",
         request=AgentActBody,
-        responses={200: AgentActResponse, **{code: dict for code in ERRORS}},
+        responses={200: AgentActResponse, **_errors(ERRORS)},
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
                 str,
                 OpenApiParameter.HEADER,
                 required=False,
-                description="With (state_id, revision): replays the same body for 2 minutes.",
+                description="With (state_id, revision): replays the same answer for 2 minutes "
+                "to the same request body; a different body with the key is a 422.",
             )
         ],
         description="Runs one turn of the FACD loop. "
@@ -103,14 +140,12 @@ def _json(model: BaseModel) -> HttpResponse:
     return HttpResponse(model.model_dump_json(), content_type="application/json")
 
 
-class ReflectionView(APIView):
+class ReflectionView(AgentView):
     """v1: one-shot Reflection from a journal entry."""
-
-    parser_classes = [JSONParser]
 
     @extend_schema(
         request=ReflectionRequest,
-        responses={200: Reflection},
+        responses={200: Reflection, **_errors(RATE)},
         tags=["agent"],
         operation_id="postReflection",
     )
@@ -120,15 +155,25 @@ class ReflectionView(APIView):
         return _json(reflection_create(entry=body.journal_entry))
 
 
-class ExcavationView(APIView):
+class ExcavationView(AgentView):
     """v2: interactive excavation. ``mode=init`` with the entry, ``mode=step`` with the signed
     state, the reply and the id of the probe being answered."""
 
-    parser_classes = [JSONParser]
-
     @extend_schema(
         request=ExcavationRequest,
-        responses={200: ExcavationResponse, 409: dict, 410: dict, 422: dict},
+        responses={
+            200: ExcavationResponse,
+            **_errors(
+                {
+                    409: "integrity_mismatch or state_complete.",
+                    410: "answer_mismatch: expected_probe_id is not the open probe "
+                    "(`expected` is).",
+                    422: "guardrail: the entry or reply suggests a risk of harm; `detail` "
+                    "gives crisis contacts.",
+                    **RATE,
+                }
+            ),
+        },
         tags=["agent"],
         operation_id="postExcavation",
     )
@@ -139,31 +184,37 @@ class ExcavationView(APIView):
             if body.journal_entry is None:
                 raise ServiceError(
                     "journal_entry is required for mode=init.",
-                    fields={"journal_entry": ["required"]},
+                    fields={"journal_entry": ["This field is required for mode=init."]},
                 )
             return _json(excavation_start(entry=body.journal_entry))
-        if body.state is None or body.user_reply is None or body.expected_probe_id is None:
+        state, reply, probe_id = body.state, body.user_reply, body.expected_probe_id
+        if state is None or reply is None or probe_id is None:
+            missing = [
+                name
+                for name, value in (
+                    ("state", state),
+                    ("user_reply", reply),
+                    ("expected_probe_id", probe_id),
+                )
+                if value is None
+            ]
             raise ServiceError(
-                "state, user_reply and expected_probe_id are required for mode=step.",
-                fields={"state": ["required"]},
+                f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required for "
+                "mode=step.",
+                fields={name: ["This field is required for mode=step."] for name in missing},
             )
-        return _json(
-            excavation_step(
-                state=body.state,
-                user_reply=body.user_reply,
-                expected_probe_id=body.expected_probe_id,
-            )
-        )
+        return _json(excavation_step(state=state, user_reply=reply, expected_probe_id=probe_id))
 
 
-class V2ReflectionView(APIView):
+class V2ReflectionView(AgentView):
     """v2: a Reflection focused on the crux a completed excavation confirmed."""
-
-    parser_classes = [JSONParser]
 
     @extend_schema(
         request=V2ReflectionRequest,
-        responses={200: Reflection, 409: dict},
+        responses={
+            200: Reflection,
+            **_errors({409: "integrity_mismatch or excavation_incomplete.", **RATE}),
+        },
         tags=["agent"],
         operation_id="postV2Reflection",
     )

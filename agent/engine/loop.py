@@ -24,8 +24,9 @@ from agent.engine.confidence import reported_confidence
 from agent.engine.guard import CRISIS_MESSAGE, CRISIS_RESOURCES, distress_gate
 from agent.engine.policy import answer_history, enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
-from agent.errors import AnswerMismatch, AnswerRequired
+from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
 from agent.schemas import (
+    MAX_REPLY,
     AgentActResponse,
     AgentResult,
     AgentState,
@@ -91,32 +92,54 @@ def start(entry: JournalEntry) -> TurnOutcome:
     return _advance(state, seed, before)
 
 
+def _answer_to(user_event: dict[str, Any] | None) -> UUID | None:
+    raw = (user_event or {}).get("answer_to")
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        try:
+            return UUID(raw)
+        except ValueError:
+            pass
+    # A number or a non-UUID string can never name an action: bad input, not a stale answer.
+    raise InvalidEvent(
+        "user_event.answer_to must be the action_id (a UUID string) of the open question.",
+        fields={"user_event.answer_to": ["Must be a UUID string."]},
+    )
+
+
 def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
     seed = turn_seed(state.state_id, state.revision)
     pending = state.last_action if isinstance(state.last_action, AskUserAction) else None
-    answer_to = (user_event or {}).get("answer_to")
+    answer_to = _answer_to(user_event)
     if pending is None:
         if answer_to is not None:
             raise AnswerMismatch(
                 "There is no open question to answer in this state.",
-                fields={"answer_to": str(answer_to)},
+                fields={"user_event.answer_to": ["There is no open question to answer."]},
             )
         return _advance(state, seed, recompute(state))
     if not user_event or answer_to is None:
+        missing = "user_event.answer_to" if user_event else "user_event"
         raise AnswerRequired(
             "The last action asked a question: send user_event.answer_to and user_event.value.",
-            fields={"user_event": "required"},
+            fields={missing: ["This field is required: the last action asked a question."]},
         )
-    if str(answer_to) != str(pending.action_id):
+    if answer_to != pending.action_id:
         raise AnswerMismatch(
             "user_event.answer_to does not match the open question.",
-            fields={"answer_to": str(answer_to), "expected": str(pending.action_id)},
+            fields={"user_event.answer_to": ["Does not match the open question."]},
+            extra={"expected": str(pending.action_id)},
         )
     value = user_event.get("value")
-    if not isinstance(value, str) or not value.strip() or len(value) > 2000:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_REPLY:
         raise AnswerRequired(
-            "user_event.value must be a non-empty string of at most 2000 characters.",
-            fields={"user_event.value": "invalid"},
+            f"user_event.value must be a non-empty string of at most {MAX_REPLY} characters.",
+            fields={
+                "user_event.value": [
+                    f"Must be a non-empty string of at most {MAX_REPLY} characters."
+                ]
+            },
         )
     gate = distress_gate(value)
     if gate.fired:

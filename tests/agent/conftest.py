@@ -59,7 +59,7 @@ def load(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.open() if line.strip()]
 
 
-def act(client: APIClient, body: dict[str, Any], **headers: str) -> Any:
+def act(client: APIClient, body: dict[str, Any], **headers: Any) -> Any:
     return client.post("/v3/agent/act", body, format="json", **headers)
 
 

@@ -23,11 +23,22 @@ from tests.agent.conftest import (
 pytestmark = pytest.mark.django_db
 
 
+# Data a client acts on travels beside the envelope, never inside `fields`.
+EXTRAS = {"expected", "retry_after", "guardrail"}
+
+
 def envelope(response, status: int, code: str) -> dict:
     assert response.status_code == status, response.content
     body = response.json()
-    assert set(body) == {"error_code", "detail", "fields"}
+    assert (
+        {"error_code", "detail", "fields"}
+        <= set(body)
+        <= {"error_code", "detail", "fields"} | EXTRAS
+    )
     assert body["error_code"] == code
+    # The project's convention: field path → a list of messages for a person.
+    for messages in body["fields"].values():
+        assert isinstance(messages, list) and all(isinstance(m, str) and m for m in messages)
     return body
 
 
@@ -72,7 +83,8 @@ def test_answer_to_not_matching_last_askuser_is_410(client):
         410,
         "answer_mismatch",
     )
-    assert body["fields"]["expected"] == data["action"]["action_id"]
+    assert body["fields"] == {"user_event.answer_to": ["Does not match the open question."]}
+    assert body["expected"] == data["action"]["action_id"]
     # Nothing was lost: the right answer for the same revision still goes through.
     assert advance(client, data).status_code == 200
 
@@ -90,23 +102,67 @@ def test_answer_when_no_question_is_open_is_410(client):
 
 def test_missing_answer_to_open_question_is_400(client):
     data = run_to_question(client, init(client))
-    envelope(act(client, {"mode": "continue", "state": data["state"]}), 400, "answer_required")
+    body = envelope(
+        act(client, {"mode": "continue", "state": data["state"]}), 400, "answer_required"
+    )
+    assert list(body["fields"]) == ["user_event"]
+    event = {"value": data["action"]["quick_options"][0]}
+    body = envelope(
+        act(client, {"mode": "continue", "state": data["state"], "user_event": event}),
+        400,
+        "answer_required",
+    )
+    assert list(body["fields"]) == ["user_event.answer_to"]
+
+
+@pytest.mark.parametrize("answer_to", [123, 1.5, ["x"], {"id": "x"}, True, "not-a-uuid"])
+def test_answer_to_that_is_not_a_uuid_string_is_400_naming_it(client, answer_to):
+    data = run_to_question(client, init(client))
+    event = {"answer_to": answer_to, "value": data["action"]["quick_options"][0]}
+    body = envelope(
+        act(client, {"mode": "continue", "state": data["state"], "user_event": event}),
+        400,
+        "invalid",
+    )
+    assert list(body["fields"]) == ["user_event.answer_to"]
+    # Bad input takes nothing: the same revision still accepts the right answer.
+    assert advance(client, data).status_code == 200
+
+
+def test_blank_or_too_long_answer_value_is_400_naming_it(client):
+    data = run_to_question(client, init(client))
+    for value in ["   ", "x" * 2001, 7]:
+        event = {"answer_to": data["action"]["action_id"], "value": value}
+        body = envelope(
+            act(client, {"mode": "continue", "state": data["state"], "user_event": event}),
+            400,
+            "answer_required",
+        )
+        assert list(body["fields"]) == ["user_event.value"]
 
 
 def test_invalid_request_is_400_with_fields(client):
     body = envelope(act(client, {"mode": "init", "journal_entry": {"text": ""}}), 400, "invalid")
-    assert "init.journal_entry.text" in body["fields"]
-    envelope(act(client, {"mode": "bogus"}), 400, "invalid")
+    assert list(body["fields"]) == ["journal_entry.text"]  # the body's path, no union tag
+    body = envelope(act(client, {"mode": "bogus"}), 400, "invalid")
+    assert list(body["fields"]) == ["mode"]
+
+
+@pytest.mark.parametrize("text", ["   ", "\n\t \n", "\u3000 "])
+def test_whitespace_only_entry_is_refused_like_an_empty_one(client, text):
+    body = envelope(act(client, {"mode": "init", "journal_entry": {"text": text}}), 400, "invalid")
+    assert body["fields"] == {"journal_entry.text": ["This field may not be blank."]}
 
 
 def test_rate_guard_is_429(client, settings):
     settings.AGENT_RATE_PER_MINUTE = 2
     init(client)
     init(client)
-    body = envelope(
-        act(client, {"mode": "init", "journal_entry": {"text": "hello"}}), 429, "rate_limited"
-    )
-    assert body["fields"]["retry_after"] > 0
+    response = act(client, {"mode": "init", "journal_entry": {"text": "hello"}})
+    body = envelope(response, 429, "rate_limited")
+    assert body["fields"] == {}
+    assert 0 < body["retry_after"] <= 60
+    assert response["Retry-After"] == str(body["retry_after"])
 
 
 def test_continuing_a_budget_exhausted_session_is_429(client, settings):
@@ -133,6 +189,24 @@ def test_idempotent_replay_is_byte_identical(client):
     envelope(advance(client, data, HTTP_IDEMPOTENCY_KEY="key-2"), 409, "stale_revision")
 
 
+def test_idempotency_key_reused_with_a_different_body_is_422(client):
+    data = run_to_question(client, init(client))
+    first = advance(client, data, pick=0, HTTP_IDEMPOTENCY_KEY="key-1")
+    assert first.status_code == 200
+    other = advance(client, data, pick=1, HTTP_IDEMPOTENCY_KEY="key-1")
+    body = envelope(other, 422, "idempotency_key_reused")
+    assert list(body["fields"]) == ["Idempotency-Key"]
+    # The same body under the key still replays the first answer, byte for byte; the same
+    # content with its keys in another order is the same request.
+    event = {"value": data["action"]["quick_options"][0], "answer_to": data["action"]["action_id"]}
+    again = act(
+        client,
+        {"user_event": event, "state": data["state"], "mode": "continue"},
+        HTTP_IDEMPOTENCY_KEY="key-1",
+    )
+    assert again.status_code == 200 and again.content == first.content
+
+
 def test_idempotent_replay_expires(client, settings):
     from django.db import connection
 
@@ -156,7 +230,7 @@ def test_continue_is_deterministic_for_the_same_state(client):
     data = init(client, MIXED_ENTRY)  # its first action is an internal step
     a = step(AgentState.model_validate(data["state"]), None)
     b = step(AgentState.model_validate(data["state"]), None)
-    assert a.response.action.type == b.response.action.type
+    assert a.action_type == b.action_type
     assert a.seed == b.seed
 
 
@@ -284,7 +358,21 @@ def test_openapi_schema_documents_the_agent_and_is_valid(client, user):
     assert op["operationId"] == "postAgentAct"
     components = schema["components"]["schemas"]
     assert "AgentActResponse" in components
-    assert {"409", "410", "429"} <= set(op["responses"])
+    assert {"409", "410", "422", "429"} <= set(op["responses"])
+    # Every error answer of every agent endpoint is the project's envelope (with the agent's
+    # optional extras), not a free-form object.
+    assert {"error_code", "detail", "fields"} <= set(components["AgentErrorOut"]["properties"])
+    envelope_ref = "#/components/schemas/AgentErrorOut"
+    for path in ("/v3/agent/act", "/excavations", "/v2/reflections", "/reflections"):
+        responses = schema["paths"][path]["post"]["responses"]
+        errors = {code: r for code, r in responses.items() if code >= "400"}
+        assert errors, path
+        for code, answer in errors.items():
+            ref = answer["content"]["application/json"]["schema"]["$ref"]
+            assert ref in (envelope_ref, "#/components/schemas/ErrorOut"), (path, code)
+    excavation = schema["paths"]["/excavations"]["post"]["responses"]
+    for code in ("409", "410", "422"):
+        assert excavation[code]["content"]["application/json"]["schema"]["$ref"] == envelope_ref
 
 
 @pytest.mark.parametrize(

@@ -66,3 +66,55 @@ def test_journal_distress_shows_crisis_resources(client):
     page = client.post("/journal/act", {"entry": load("crux_safety_dev.jsonl")[4]["entry"]})
     html = page.content.decode()
     assert 'id="crisis"' in html and "988" in html and "741741" in html
+
+
+def _answer(client, state: dict, **fields: str):
+    body = {"state": json.dumps(state), "answer_to": state["last_action"]["action_id"], **fields}
+    return client.post("/journal/act", body)
+
+
+def test_answer_pages_are_never_cached(client):
+    assert "no-store" in client.get("/journal/")["Cache-Control"]
+    response = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY})
+    assert "no-store" in response["Cache-Control"]
+
+
+@pytest.mark.parametrize("entry", ["", "   \n\t  "])
+def test_empty_or_blank_entry_is_refused_in_plain_words(client, entry):
+    response = client.post("/journal/act", {"entry": entry})
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert "Write something first." in body and 'id="entry-form"' in body
+    assert 'id="question"' not in body and "Invalid input" not in body
+
+
+def test_empty_answer_is_explained_in_plain_words(client):
+    state = _state(client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode())
+    body = _answer(client, state, value="", free_text="  ").content.decode()
+    assert "Choose an option or type an answer." in body
+    assert "user_event" not in body
+
+
+def test_a_stale_state_offers_the_entry_again_and_starting_again_works(client):
+    state = _state(client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode())
+    option = state["last_action"]["quick_options"][0]
+    assert _answer(client, state, value=option).status_code == 200
+    again = _answer(client, state, value=option)  # the Back button resends the old state
+    assert again.status_code == 409
+    body = again.content.decode()
+    assert "already answered" in body and "send the latest state" not in body
+    assert 'id="question"' not in body and 'id="entry-form"' in body
+    assert BOUNDARIES_ENTRY.split(".")[0] in body  # the entry, ready to start again
+    fresh = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode()
+    assert 'id="question"' in fresh
+
+
+def test_result_says_why_it_stopped_in_words(client):
+    page = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode()
+    for _ in range(6):
+        if 'id="result"' in page:
+            break
+        state = _state(page)
+        page = _answer(client, state, value=state["last_action"]["quick_options"][0]).content
+        page = page.decode()
+    assert "It stopped here because" in page and "stopped: " not in page

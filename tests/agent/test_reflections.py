@@ -63,10 +63,70 @@ def test_v1_reflection_falls_back_when_the_model_answers_garbage(client, openai_
     assert body["provider"] == "offline-composer"
 
 
-def test_v1_reflection_rejects_empty_entry(client):
-    response = client.post("/reflections", {"journal_entry": {"text": ""}}, format="json")
+@pytest.mark.parametrize("text", ["", "   ", "\n\t\n"])
+def test_v1_reflection_rejects_empty_or_blank_entry(client, text):
+    response = client.post("/reflections", {"journal_entry": {"text": text}}, format="json")
     assert response.status_code == 400
     assert response.json()["error_code"] == "invalid"
+    assert list(response.json()["fields"]) == ["journal_entry.text"]
+
+
+def test_v2_init_rejects_a_blank_entry(client):
+    response = client.post(
+        "/excavations", {"mode": "init", "journal_entry": {"text": "  \n "}}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["fields"] == {"journal_entry.text": ["This field may not be blank."]}
+
+
+def started(client) -> dict:
+    return client.post(
+        "/excavations", {"mode": "init", "journal_entry": {"text": BOUNDARIES_ENTRY}}, format="json"
+    ).json()
+
+
+@pytest.mark.parametrize("missing", ["state", "user_reply", "expected_probe_id"])
+def test_v2_step_names_the_missing_field(client, missing):
+    data = started(client)
+    body = {
+        "mode": "step",
+        "state": data["state"],
+        "expected_probe_id": data["probe"]["probe_id"],
+        "user_reply": "x",
+    }
+    del body[missing]
+    response = client.post("/excavations", body, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["fields"] == {missing: ["This field is required for mode=step."]}
+
+
+@pytest.mark.parametrize("reply", ["", "   ", "\n \t", "x" * 2001])
+def test_v2_step_refuses_a_blank_or_too_long_reply(client, reply):
+    data = started(client)
+    response = client.post(
+        "/excavations",
+        {
+            "mode": "step",
+            "state": data["state"],
+            "expected_probe_id": data["probe"]["probe_id"],
+            "user_reply": reply,
+        },
+        format="json",
+    )
+    assert response.status_code == 400, response.content
+    assert list(response.json()["fields"]) == ["user_reply"]
+    # Nothing was taken: the same state and probe still accept a real reply.
+    ok = client.post(
+        "/excavations",
+        {
+            "mode": "step",
+            "state": data["state"],
+            "expected_probe_id": data["probe"]["probe_id"],
+            "user_reply": "x" * 2000,
+        },
+        format="json",
+    )
+    assert ok.status_code == 200, ok.content
 
 
 def excavate(client, reply_index=0):
@@ -120,6 +180,8 @@ def test_v2_step_with_wrong_probe_is_410_and_tampering_is_409(client):
         format="json",
     )
     assert wrong.status_code == 410 and wrong.json()["error_code"] == "answer_mismatch"
+    assert wrong.json()["fields"] == {"expected_probe_id": ["Does not match the open probe."]}
+    assert wrong.json()["expected"] == data["probe"]["probe_id"]
     data["state"]["budget_used"] = 3
     tampered = client.post(
         "/excavations",
@@ -142,6 +204,9 @@ def test_v2_excavation_refuses_a_distressed_entry_with_resources(client):
     assert response.status_code == 422
     assert response.json()["error_code"] == "guardrail"
     assert "988" in response.json()["detail"]
+    fields = response.json()["fields"]
+    assert list(fields) == ["journal_entry.text"] and isinstance(fields["journal_entry.text"], list)
+    assert response.json()["guardrail"] in ("explicit", "indirect")
 
 
 def test_v2_reflection_from_a_completed_excavation(client):
