@@ -1,12 +1,17 @@
-"""Dialogue threads and their exchanges in the Django admin (read mostly: the service writes)."""
+"""Dialogue threads and their exchanges in the Django admin (read mostly: the service writes).
+
+As in the Thought admin, a private thought's words are its owner's: exchanges show thoughts by
+their ``__str__`` (which hides a private one's words), and a search matches a thought's words
+only when that thought is not private."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
+from django.utils.text import smart_split, unescape_string_literal
 
 from innervoice.models import DialogueExchange, DialogueThread
 
@@ -70,3 +75,28 @@ class DialogueExchangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     raw_id_fields = ("thread", "synthesis_thought", "feedback_thought")
     readonly_fields = ("created_at",)
     ordering = ("-created_at",)
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[DialogueExchange], search_term: str
+    ) -> tuple[QuerySet[DialogueExchange], bool]:
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        # Django matched each word in any search field; a word found only in a private
+        # synthesis thought's words must not count.
+        for word in _words(search_term):
+            results = results.filter(
+                Q(synthesis_thought__is_private=False)
+                | Q(thread__id__icontains=word)
+                | Q(thread__topic__icontains=word)
+            )
+        return results, may_have_duplicates
+
+
+def _words(search_term: str) -> list[str]:
+    """The admin's own split of a search (quoted phrases stay whole)."""
+    words = []
+    for bit in smart_split(search_term):
+        if bit.startswith(('"', "'")) and bit[0] == bit[-1]:
+            bit = unescape_string_literal(bit)
+        if bit:
+            words.append(bit)
+    return words

@@ -2,68 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.cache import cache
-from django.core.management import call_command
 
 from legacymind.providers import embeddings
+from tests.e2e.conftest import needs_chromium, sign_in, start_entry
 
-CHROMIUM = "/usr/bin/chromium"
-ENTRY = (
-    "Tash texted at midnight again asking if I could fit her in for a free appointment before "
-    "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
-    "everything and help, and then I'm angry at myself for having no limits at all."
-)
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
-]
-
-
-@pytest.fixture
-def writer(transactional_db: None) -> Any:
-    """The account the browser signs in with, made before Playwright starts: Django code run
-    while Playwright's event loop runs gets a connection of its own, which nothing closes (it
-    kept the test database from being dropped at the end of the run)."""
-    from django.contrib.auth.models import User
-
-    return User.objects.create_user("writer", password="correct horse battery")
-
-
-@pytest.fixture
-def page(live_server: Any, writer: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; fixtures touch the DB first.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    call_command("createcachetable", verbosity=0)
-    cache.clear()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        pg = browser.new_page()
-        yield pg
-        browser.close()
-
-
-def _sign_in(page: Any, live_server: Any) -> None:
-    """The journal needs a login: the browser is sent to the sign-in form and back."""
-    page.goto(live_server.url + "/journal/")
-    assert page.url == live_server.url + "/accounts/login/?next=/journal/"
-    page.fill("#id_username", "writer")
-    page.fill("#id_password", "correct horse battery")
-    page.click("#sign-in-submit")
-    page.wait_for_selector("#entry")
-    assert page.url == live_server.url + "/journal/"
-    assert page.locator("#signed-in").inner_text() == "writer"
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), needs_chromium]
 
 
 def test_write_entry_answer_questions_and_see_the_crux(
@@ -72,10 +18,9 @@ def test_write_entry_answer_questions_and_see_the_crux(
     # The agent's answer model compares options and cruxes by meaning: the real sentence model.
     settings.EMBEDDING_PROVIDER = "local"
     embeddings._cached.cache_clear()
-    _sign_in(page, live_server)
-    page.fill("#entry", ENTRY)
-    page.click("#start")
-    page.wait_for_selector("#question")
+    embeddings.warm_up()  # as the server does at start-up: the first click does not load it
+    sign_in(page, live_server)
+    start_entry(page)
     for _ in range(6):
         if page.query_selector("#result"):
             break
@@ -86,19 +31,10 @@ def test_write_entry_answer_questions_and_see_the_crux(
         options.nth(wanted).click()
         page.wait_for_load_state()
     assert page.locator("#crux").inner_text().startswith("The writer keeps giving time")
-    assert "threshold" in page.content()
+    assert "the agent was confident enough" in page.locator("#stopped").inner_text()
+    # On a phone the reasoning trail wraps instead of widening the page.
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.click("details summary")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
     page.click("#again")
     page.wait_for_selector("#entry")
-
-
-def test_free_text_answer_and_distress_in_the_browser(page: Any, live_server: Any) -> None:
-    _sign_in(page, live_server)
-    page.fill("#entry", ENTRY)
-    page.click("#start")
-    page.wait_for_selector("#question")
-    page.fill("#free_text", "Honestly I don't want to be alive anymore.")
-    page.click("#send-free-text")
-    page.wait_for_selector("#crisis")
-    text = page.locator("#crisis").inner_text()
-    assert "988" in text and "741741" in text and "findahelpline.com" in text
-    assert page.query_selector("#question") is None

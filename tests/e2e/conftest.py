@@ -1,0 +1,65 @@
+"""A real browser (Debian's chromium, never downloaded) against Django's live server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+
+CHROMIUM = "/usr/bin/chromium"
+ENTRY = (
+    "Tash texted at midnight again asking if I could fit her in for a free appointment before "
+    "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
+    "everything and help, and then I'm angry at myself for having no limits at all."
+)
+needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+
+
+@pytest.fixture
+def writer(transactional_db: None) -> Any:
+    """The account the browser signs in with, made before Playwright starts: Django code run
+    while Playwright's event loop runs gets a connection of its own, which nothing closes (it
+    kept the test database from being dropped at the end of the run)."""
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("writer", password="correct horse battery")
+
+
+@pytest.fixture
+def page(live_server: Any, writer: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; fixtures touch the DB first.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    call_command("createcachetable", verbosity=0)
+    cache.clear()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        pg = browser.new_page()
+        yield pg
+        browser.close()
+
+
+def sign_in(page: Any, live_server: Any) -> None:
+    """The journal needs a login: the browser is sent to the sign-in form and back."""
+    page.goto(live_server.url + "/journal/")
+    assert page.url == live_server.url + "/accounts/login/?next=/journal/"
+    page.fill("#id_username", "writer")
+    page.fill("#id_password", "correct horse battery")
+    page.click("#sign-in-submit")
+    page.wait_for_selector("#entry")
+    assert page.url == live_server.url + "/journal/"
+    assert page.locator("#signed-in").inner_text() == "writer"
+
+
+def start_entry(page: Any, text: str = ENTRY) -> None:
+    page.fill("#entry", text)
+    page.click("#start")
+    page.wait_for_selector("#question")
