@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from io import StringIO
 
 import pytest
@@ -10,6 +11,7 @@ from django.core.management import CommandError, call_command
 from kg.models import EdgeCandidate, Entity, EntityCandidate
 from kg.services import thought_extract_on_commit
 from tests.kg.factories import EntityCandidateFactory, ThoughtFactory
+from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
 
@@ -45,6 +47,21 @@ def test_kg_extract_rejects_bad_arguments():
         run("kg_extract", "--since", "yesterday")
     with pytest.raises(CommandError, match="--thought"):
         run("kg_extract", "--thought", "not-a-uuid")
+    for impossible in ("2025-02-30", "2025-02-30T10:00:00"):  # well-formed, no such day
+        with pytest.raises(CommandError, match="not a valid date"):
+            run("kg_extract", "--since", impossible)
+
+
+def test_kg_extract_since_takes_any_iso_offset():
+    """ISO 8601 allows offsets up to 23:59, Postgres only to 15:59: the bound goes in UTC."""
+    thought = ThoughtFactory(content="Ada met Babbage.")
+    noon = datetime(2026, 1, 2, 12, tzinfo=UTC)  # created_at is auto_now_add: set it after
+    Thought.objects.filter(pk=thought.pk).update(created_at=noon)
+    # 2026-01-01T18:00-19:00 is 2026-01-02T13:00Z, after the thought; 16:00-19:00 is 11:00Z.
+    out, _ = run("kg_extract", "--dry-run", "--since", "2026-01-01T18:00:00-19:00")
+    assert "Extracted 0 of 0" in out
+    out, _ = run("kg_extract", "--dry-run", "--since", "2026-01-01T16:00:00-19:00")
+    assert "Extracted 1 of 1" in out
 
 
 def test_kg_moderate_list_approve_reject(moderator):

@@ -233,6 +233,19 @@ def test_detail_of_missing_or_malformed_id_is_404(api, user):
         assert resp.json()["error_code"] == "not_found"
 
 
+def test_the_id_think_answers_with_opens_the_thought_and_its_chain(api, user, other_user):
+    """think answers ``thoughts:<uuid>``; detail and chain take that form as the filters do."""
+    made = api.post("/api/v1/think", {"content": "Where did the cache go?"}, format="json")
+    ref = made.json()["delegated_result"]["thought_id"]
+    assert ref.startswith("thoughts:")
+    opened = api.get(detail(ref))
+    assert opened.status_code == 200
+    assert opened.json()["id"] == ref.removeprefix("thoughts:")
+    assert api.get(detail(ref) + "chain/").status_code == 200
+    theirs = ThoughtFactory(owner=other_user)
+    assert api.get(detail(f"thoughts:{theirs.pk}")).status_code == 404  # still only your own
+
+
 def test_reading_thoughts_writes_nothing(api, user):
     thought = ThoughtFactory(owner=user)
     api.get(detail(thought.pk))
@@ -268,7 +281,7 @@ def test_the_schema_documents_thought_ids_and_date_bounds_as_the_api_parses_them
         p["name"]: p["schema"]
         for p in resp.json()["paths"]["/api/v1/thoughts/"]["get"]["parameters"]
     }
-    assert {s["format"] for s in params["date_from"]["oneOf"]} == {"date", "date-time"}
+    assert {s["format"] for s in params["date_from"]["anyOf"]} == {"date", "date-time"}
     assert params["date_to"] == params["date_from"]
     pattern = params["previous_thought_id"]["pattern"]
     thought = ThoughtFactory(owner=user, session_id="s")

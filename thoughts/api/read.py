@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -25,6 +25,12 @@ from thoughts.selectors import Chain, ChainNode
 # --- output -----------------------------------------------------------------------------------
 # 400 and 401 come from legacymind.schema.AutoSchema, like every view's; these say more.
 NOT_FOUND = {404: error("No such thought, or not yours.")}
+THOUGHT_ID = OpenApiParameter(
+    "id",
+    str,
+    OpenApiParameter.PATH,
+    description="The thought's id: <uuid> or thoughts:<uuid> (as think answers it).",
+)
 EMBEDDING_DOWN = {503: error("The query could not be embedded.")}
 
 
@@ -215,7 +221,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(ThoughtOut(page, many=True).data)
 
-    @extend_schema(responses={200: ThoughtDetailOut, **NOT_FOUND})
+    @extend_schema(parameters=[THOUGHT_ID], responses={200: ThoughtDetailOut, **NOT_FOUND})
     def retrieve(self, request: Request, pk: str) -> Response:
         thought = selectors.thought_get(user=request.user, thought_id=pk)
         context = {
@@ -224,7 +230,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         }
         return Response(ThoughtDetailOut(thought, context=context).data)
 
-    @extend_schema(parameters=[ChainInput], responses={200: ChainOut, **NOT_FOUND})
+    @extend_schema(parameters=[THOUGHT_ID, ChainInput], responses={200: ChainOut, **NOT_FOUND})
     @action(detail=True, methods=["get"])
     def chain(self, request: Request, pk: str) -> Response:
         query = ChainInput(data=request.query_params)

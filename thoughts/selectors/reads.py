@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 from kg.models import Entity, Observation
 from legacymind.errors import NotFound
 from thoughts.models import Thought
+from thoughts.refs import parse_thought_ref
 from thoughts.selectors.visibility import Viewer, memories_visible_to, thoughts_visible_to
 
 LINK_FIELDS = ("previous_thought", "revises_thought", "branch_from")
@@ -70,8 +71,11 @@ def thoughts_list(*, user: Viewer, filters: ThoughtFilters) -> QuerySet[Thought]
 
 
 def thought_get(*, user: Viewer, thought_id: uuid.UUID | str) -> Thought:
+    """``thought_id`` as every endpoint takes it: ``<uuid>`` or ``thoughts:<uuid>`` (the form
+    think answers with, so a client can open what it was just given)."""
     try:
-        return thoughts_visible_to(user).defer("embedding").get(pk=thought_id)
+        pk = parse_thought_ref(thought_id) if isinstance(thought_id, str) else thought_id
+        return thoughts_visible_to(user).defer("embedding").get(pk=pk)
     except (Thought.DoesNotExist, ValueError, ValidationError) as exc:  # a malformed id too
         raise NotFound("No such thought.") from exc
 

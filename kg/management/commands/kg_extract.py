@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter, defaultdict
-from datetime import datetime, time
+from datetime import UTC, datetime, time
 from typing import Any, cast
 
 from django.conf import settings
@@ -21,13 +21,19 @@ from thoughts.models import Thought
 
 
 def _since(value: str) -> datetime:
-    parsed = parse_datetime(value)
+    try:  # well-formed but impossible (2025-02-30) raises ValueError
+        parsed = parse_datetime(value)
+        day = parse_date(value) if parsed is None else None
+    except ValueError as exc:
+        raise CommandError(f"--since {value!r} is not a valid date: {exc}") from exc
     if parsed is None:
-        day = parse_date(value)
         if day is None:
             raise CommandError(f"--since {value!r} is not a date (YYYY-MM-DD) or datetime")
         parsed = datetime.combine(day, time.min)
-    return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
+    if timezone.is_naive(parsed):
+        return timezone.make_aware(parsed)
+    # In UTC: Postgres refuses offsets past +-15:59, which ISO 8601 allows (up to 23:59).
+    return parsed.astimezone(UTC)
 
 
 class Command(BaseCommand):
