@@ -20,6 +20,7 @@ from kg.models import (
 )
 from kg.services.memories import entity_embed_on_commit
 from legacymind.errors import ServiceError
+from thoughts.models import Thought
 from thoughts.selectors import memories_visible_to
 
 DECISIONS = ("approve", "reject", "alias")
@@ -126,6 +127,15 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
                 entity = Entity.objects.get(
                     name__iexact=clean(cand.name), entity_type__iexact=cand.entity_type
                 )
+        hidden = not created and not _visible(entity, reviewer)
+        if hidden and not _same_owner(entity, cand):
+            # The name is taken (globally unique) by a memory of someone's private thought.
+            # Reusing it would file this mention under a memory only its owner sees, and
+            # naming it would tell the moderator it exists: refuse, as the API's upsert does.
+            raise DecisionError(
+                f"entity candidate {item.id}: the name {cand.name!r} ({cand.entity_type}) is "
+                "taken by a memory you cannot see; alias the candidate or reject it"
+            )
         if created:
             entity_embed_on_commit(entity_id=entity.pk)
         else:
@@ -135,6 +145,8 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
         what = f"{entity.name!r} ({entity.entity_type})"
         if created:
             return f"created entity {what}", entity.pk, True
+        if hidden:  # the owner's own memory, found again in another private thought of theirs
+            return f"reused an entity {what} its owner keeps private", None, False
         return f"reused entity {entity.pk} {what}", entity.pk, False
     if item.decision == "reject":
         _block(Blocklist.Kind.ENTITY, norm(cand.name), item, reviewer)
@@ -155,6 +167,20 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
     cand.promoted = canonical
     _reviewed(cand, item, reviewer)
     return f"{cand.name!r} is now an alias of {canonical.name!r}", canonical.pk, False
+
+
+def _visible(entity: Entity, reviewer: Any) -> bool:
+    return memories_visible_to(_viewer(reviewer), Entity).filter(pk=entity.pk).exists()
+
+
+def _same_owner(entity: Entity, cand: EntityCandidate) -> bool:
+    """Whether the candidate comes from a thought of the same owner as the hidden entity."""
+    if entity.source_thought_id is None or cand.staged_by_thought_id is None:
+        return False
+    owners = Thought.objects.filter(
+        id__in=[entity.source_thought_id, cand.staged_by_thought_id]
+    ).values_list("owner_id", flat=True)
+    return len(set(owners)) == 1
 
 
 def _viewer(reviewer: Any) -> AbstractBaseUser | AnonymousUser:

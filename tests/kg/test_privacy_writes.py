@@ -277,3 +277,43 @@ def test_a_dry_run_reports_no_id_for_a_row_it_would_create(mod_api):
     assert outcome["detail"] == "dry run: created entity 'Redis' (technology)"
     real = mod_api.post(DECIDE, {"items": [item]}, format="json").json()["results"][0]
     assert real["promoted_id"] == Entity.objects.get(name="Redis").pk
+
+
+# Approving a candidate whose name a hidden entity holds.
+
+
+def approve(mod_api: Any, cand: EntityCandidate) -> dict[str, Any]:
+    item = {"id": cand.pk, "kind": "entity", "decision": "approve"}
+    response = mod_api.post(DECIDE, {"items": [item]}, format="json")
+    assert response.status_code == 200, response.content
+    (outcome,) = response.json()["results"]
+    return outcome
+
+
+def test_approving_a_name_a_hidden_entity_holds_is_refused_without_naming_it(mod_api, hidden):
+    cand = EntityCandidateFactory(
+        name="Quillport", entity_type="concept", aliases=["QP"], staged_by_thought=ThoughtFactory()
+    )
+    outcome = approve(mod_api, cand)
+    assert not outcome["ok"] and outcome["promoted_id"] is None
+    assert outcome["detail"] == (
+        f"entity candidate {cand.pk}: the name 'Quillport' (concept) is taken by a memory you "
+        "cannot see; alias the candidate or reject it"
+    )  # the whole text: no id, description or owner of the hidden entity
+    cand.refresh_from_db()
+    assert cand.status == "pending" and cand.promoted_id is None
+    unchanged(hidden)  # no alias from someone else's mention
+
+
+def test_the_owners_own_mention_still_reaches_their_private_entity(mod_api, hidden, user):
+    again = ThoughtFactory(owner=user, is_private=True, content="Quillport again")
+    cand = EntityCandidateFactory(
+        name="Quillport", entity_type="concept", aliases=["QP"], staged_by_thought=again
+    )
+    outcome = approve(mod_api, cand)
+    assert outcome["ok"] and outcome["promoted_id"] is None  # the moderator learns no id
+    assert outcome["detail"] == "reused an entity 'Quillport' (concept) its owner keeps private"
+    cand.refresh_from_db()
+    hidden.refresh_from_db()
+    assert cand.status == "approved" and cand.promoted_id == hidden.pk
+    assert hidden.aliases == ["QP"]
