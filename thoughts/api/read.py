@@ -187,8 +187,10 @@ class SearchMemoriesOut(serializers.Serializer[Any]):
 
 
 class SearchThoughtsOut(serializers.Serializer[Any]):
-    total = serializers.IntegerField()
-    top_k = serializers.IntegerField()
+    total = serializers.IntegerField(
+        help_text="How many thoughts are in results (at most top_k), not how many matched."
+    )
+    top_k = serializers.IntegerField(help_text="top_k_thoughts as asked (after clamping).")
     order = serializers.ChoiceField(choices=selectors.SEARCH_ORDERS)
     results = SearchThoughtOut(many=True)
 
