@@ -145,12 +145,13 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
                     question=stem,
                     quick_options=options,
                     targets=[by_id[t].node_id for t in targets],
-                    rationale="Contrasts "
-                    + " vs ".join(
-                        BY_KEY[arche[t]].key.replace("_", " ")
-                        if arche[t] in BY_KEY
-                        else "your own words"
-                        for t in targets
+                    rationale=contrast_rationale(
+                        [
+                            BY_KEY[arche[t]].key.replace("_", " ")
+                            if arche[t] in BY_KEY
+                            else "your own words"
+                            for t in targets
+                        ]
                     ),
                 )
                 cost = settings.AGENT_COST_ASKUSER
@@ -290,3 +291,10 @@ def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random)
     for c in out:
         c.score = c.evi - lam * c.cost
     return out
+
+
+def contrast_rationale(names: list[str]) -> str:
+    """The one-liner the journal page shows under a question (spec 004: "rationale ... for
+    UI"): what the question tells apart, in words a writer reads."""
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"This question tells apart {listed}."

@@ -388,3 +388,10 @@ def test_distress_gate_reads_who_is_at_risk(client, text, fires):
     data = init(client, text + " " + "I keep saying yes to everyone and can't say no.")
     fired = data["complete"] and data["result"]["exit_reason"] == "guardrail"
     assert fired is fires
+
+
+def test_a_question_says_in_plain_words_what_it_tells_apart(client):
+    action = run_to_question(client, init(client))["action"]
+    rationale = action["rationale"]
+    assert rationale.startswith("This question tells apart ") and rationale.endswith(".")
+    assert " and " in rationale and " vs " not in rationale and "_" not in rationale
