@@ -182,3 +182,15 @@ def test_memory_changelists_never_show_memories_of_others_private_thoughts(
     assert hidden.status_code == 302  # the admin's "does not exist" redirect, nothing shown
     search = mod_client.get(reverse("admin:kg_entity_changelist"), {"q": "Quillport"})
     assert "0 results" in search.content.decode()  # the search box echoes the term itself
+
+
+@pytest.mark.parametrize(
+    ("name", "before"),
+    [("entitycandidate", "column-entity_type"), ("edgecandidate", "column-status")],
+)
+def test_the_review_link_sits_by_the_candidate_not_past_the_screen_edge(mod_client, name, before):
+    EntityCandidateFactory()
+    EdgeCandidateFactory()
+    page = mod_client.get(reverse(f"admin:kg_{name}_changelist")).content.decode()
+    # The header's columns in order: review (the only way to alias) comes before the details.
+    assert 0 < page.index("column-review_link") < page.index(before)
