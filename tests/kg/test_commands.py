@@ -50,6 +50,8 @@ def test_kg_extract_rejects_bad_arguments():
     for impossible in ("2025-02-30", "2025-02-30T10:00:00"):  # well-formed, no such day
         with pytest.raises(CommandError, match="not a valid date"):
             run("kg_extract", "--since", impossible)
+    with pytest.raises(CommandError, match="out of range once converted to UTC"):
+        run("kg_extract", "--since", "0001-01-01T00:00:00+05:00")  # before year 1 in UTC
 
 
 def test_kg_extract_since_takes_any_iso_offset():

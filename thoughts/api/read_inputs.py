@@ -7,14 +7,13 @@ range are clamped. Anything else that is not understood is a 400 naming the fiel
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, time
+from datetime import datetime
 from typing import Any
 
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from legacymind.dates import BadMoment, parse_moment
 from thoughts import selectors
 from thoughts.models import Thought
 from thoughts.refs import THOUGHT_REF_PATTERN, parse_thought_ref
@@ -66,25 +65,10 @@ class DateBoundField(serializers.Field):  # type: ignore[type-arg]
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> datetime:
-        text = str(data).strip()
         try:
-            day = parse_date(text)
-            moment = parse_datetime(text) if day is None else None
-        except ValueError:  # well-formed but impossible, e.g. 2025-02-30
-            day = moment = None
-        if day is not None:
-            moment = datetime.combine(day, time.max if self.end_of_day else time.min)
-        if moment is None:
-            self.fail("invalid")
-            raise AssertionError("unreachable")
-        if timezone.is_naive(moment):
-            return timezone.make_aware(moment)
-        try:
-            # The same instant in UTC: Python reads offsets up to ±23:59, Postgres refuses any
-            # beyond ±15:59 ("time zone displacement out of range", a 500).
-            return moment.astimezone(UTC)
-        except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00, before year 1 in UTC
-            self.fail("out_of_range")
+            return parse_moment(str(data).strip(), end_of_day=self.end_of_day)
+        except BadMoment as exc:
+            self.fail("out_of_range" if exc.code == "out_of_range" else "invalid")
             raise AssertionError("unreachable") from None
 
     def to_representation(self, value: Any) -> str:

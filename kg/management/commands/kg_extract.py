@@ -5,35 +5,25 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter, defaultdict
-from datetime import UTC, datetime, time
+from datetime import datetime
 from typing import Any, cast
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
 from kg import services
+from legacymind.dates import BadMoment, parse_moment
 from legacymind.errors import ServiceError
 from thoughts.models import Thought
 
 
 def _since(value: str) -> datetime:
-    try:  # well-formed but impossible (2025-02-30) raises ValueError
-        parsed = parse_datetime(value)
-        day = parse_date(value) if parsed is None else None
-    except ValueError as exc:
-        raise CommandError(f"--since {value!r} is not a valid date: {exc}") from exc
-    if parsed is None:
-        if day is None:
-            raise CommandError(f"--since {value!r} is not a date (YYYY-MM-DD) or datetime")
-        parsed = datetime.combine(day, time.min)
-    if timezone.is_naive(parsed):
-        return timezone.make_aware(parsed)
-    # In UTC: Postgres refuses offsets past +-15:59, which ISO 8601 allows (up to 23:59).
-    return parsed.astimezone(UTC)
+    try:
+        return parse_moment(value)
+    except BadMoment as exc:
+        raise CommandError(f"--since {value!r} {exc}") from exc
 
 
 class Command(BaseCommand):
