@@ -17,12 +17,13 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from agent.schemas import MAX_ENTRY, MAX_REPLY
 from agent.services import agent_act
 from legacymind.errors import ServiceError
 
 MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
-ENTRY_MAX = 20000
-ANSWER_MAX = 2000
+# The API's own limits: the page refuses nothing the API would take, and its fields say so.
+LIMITS = {"entry_max": MAX_ENTRY, "answer_max": MAX_REPLY}
 
 WRITE_FIRST = "Write something first."
 ANSWER_FIRST = "Choose an option or type an answer."
@@ -64,7 +65,7 @@ class PageError(Exception):
 @login_required
 @require_GET
 def journal(request: HttpRequest) -> HttpResponse:
-    return render(request, "agent/journal.html", {})
+    return _page(request, {})
 
 
 @never_cache  # a page restored by Back would resend a state that was already continued
@@ -77,9 +78,8 @@ def journal_act(request: HttpRequest) -> HttpResponse:
     except PageError as exc:
         return _error_page(request, exc, state)
     result = response.get("result") or {}
-    return render(
+    return _page(
         request,
-        "agent/journal.html",
         {
             "response": response,
             "state_json": json.dumps(response["state"]),
@@ -112,8 +112,8 @@ def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, 
         entry = request.POST.get("entry", "")
         if not entry.strip():
             raise PageError(WRITE_FIRST)
-        if len(entry) > ENTRY_MAX:
-            raise PageError(f"Your entry is too long: keep it under {ENTRY_MAX:,} characters.")
+        if len(entry) > MAX_ENTRY:
+            raise PageError(f"Your entry is too long: keep it under {MAX_ENTRY:,} characters.")
         data: dict[str, Any] = {"mode": "init", "journal_entry": {"text": entry}}
     else:
         data = {"mode": "continue", "state": state}
@@ -123,8 +123,8 @@ def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, 
             value = request.POST.get("value") or (request.POST.get("free_text") or "").strip()
             if not value.strip():
                 raise PageError(ANSWER_FIRST)
-            if len(value) > ANSWER_MAX:
-                raise PageError(f"Keep your answer under {ANSWER_MAX:,} characters.")
+            if len(value) > MAX_REPLY:
+                raise PageError(f"Keep your answer under {MAX_REPLY:,} characters.")
             data["user_event"] = {"answer_to": answer_to, "value": value}
     try:
         response = json.loads(agent_act(data=data, idempotency_key=None, client_id=client))
@@ -167,4 +167,8 @@ def _error_page(
         if not exc.restart and isinstance(last, dict) and last.get("type") == "AskUser":
             # Keep the open question on screen: a bad answer loses nothing.
             context.update(response={"state": state}, state_json=json.dumps(state), action=last)
-    return render(request, "agent/journal.html", context, status=exc.status)
+    return _page(request, context, status=exc.status)
+
+
+def _page(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+    return render(request, "agent/journal.html", {**LIMITS, **context}, status=status)

@@ -18,7 +18,8 @@ from thoughts.selectors import Viewer, memories_visible_to
 _Memory = TypeVar("_Memory", Entity, Observation, Edge)
 
 
-def _visible(row: _Memory, viewer: Viewer) -> bool:
+def memory_visible(row: _Memory, viewer: Viewer) -> bool:
+    """Whether ``viewer`` may see this entity, observation or edge (``memories_visible_to``)."""
     return memories_visible_to(viewer, type(row)).filter(pk=row.pk).exists()
 
 
@@ -88,7 +89,7 @@ def entity_upsert(
         .filter(name__iexact=name, entity_type__iexact=entity_type)
         .first()
     )
-    if entity is not None and not _visible(entity, viewer):
+    if entity is not None and not memory_visible(entity, viewer):
         raise _name_taken(f"entity {name!r} ({entity_type})", "entity_type")
     if entity is not None and not upsert:
         raise Conflict(f"entity {name!r} ({entity_type}) already exists", fields={"id": entity.pk})
@@ -158,7 +159,7 @@ def observation_upsert(
         .filter(name=name, source_thought_id=source_thought_id)
         .first()
     )
-    if obs is not None and not _visible(obs, viewer):
+    if obs is not None and not memory_visible(obs, viewer):
         raise _name_taken(f"observation {name!r}", "source_thought_id")
     if obs is not None and not upsert:
         raise Conflict(f"observation {name!r} already exists", fields={"id": obs.pk})
@@ -251,7 +252,7 @@ def edge_upsert(
         .filter(source_id=source_id, target_id=target_id, rel_type=rel_type)
         .first()
     )
-    if edge is not None and not _visible(edge, viewer):
+    if edge is not None and not memory_visible(edge, viewer):
         raise Conflict("this relationship cannot be written: it is already in use")
     if edge is not None and not upsert:
         raise Conflict("this relationship already exists", fields={"id": edge.pk})

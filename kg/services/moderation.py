@@ -18,7 +18,7 @@ from kg.models import (
     Entity,
     EntityCandidate,
 )
-from kg.services.memories import entity_embed_on_commit
+from kg.services.memories import entity_embed_on_commit, memory_visible
 from legacymind.errors import ServiceError
 from thoughts.models import Thought
 from thoughts.selectors import memories_visible_to
@@ -127,7 +127,7 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
                 entity = Entity.objects.get(
                     name__iexact=clean(cand.name), entity_type__iexact=cand.entity_type
                 )
-        hidden = not created and not _visible(entity, reviewer)
+        hidden = not created and not memory_visible(entity, _viewer(reviewer))
         if hidden and not _same_owner(entity, cand):
             # The name is taken (globally unique) by a memory of someone's private thought.
             # Reusing it would file this mention under a memory only its owner sees, and
@@ -167,10 +167,6 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
     cand.promoted = canonical
     _reviewed(cand, item, reviewer)
     return f"{cand.name!r} is now an alias of {canonical.name!r}", canonical.pk, False
-
-
-def _visible(entity: Entity, reviewer: Any) -> bool:
-    return memories_visible_to(_viewer(reviewer), Entity).filter(pk=entity.pk).exists()
 
 
 def _same_owner(entity: Entity, cand: EntityCandidate) -> bool:

@@ -4,6 +4,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 
 FAKE_CLI = Path(__file__).parent / "fixtures" / "fake_gemini.py"
 
@@ -28,3 +30,13 @@ def grok(monkeypatch: pytest.MonkeyPatch, openai_stub):
     monkeypatch.setenv("GROK_MODEL", "grok-test")
     monkeypatch.setenv("IV_ALLOW_GROK", "true")
     return openai_stub
+
+
+@pytest.fixture
+def mod_client(moderator: User) -> Client:
+    """A KG moderator signed in to the admin (staff)."""
+    moderator.is_staff = True
+    moderator.save(update_fields=["is_staff"])
+    client = Client()
+    client.force_login(moderator)
+    return client

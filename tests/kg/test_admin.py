@@ -21,15 +21,6 @@ CHANGELIST = "admin:kg_entitycandidate_changelist"
 
 
 @pytest.fixture
-def mod_client(moderator: User) -> Client:
-    moderator.is_staff = True
-    moderator.save(update_fields=["is_staff"])
-    client = Client()
-    client.force_login(moderator)
-    return client
-
-
-@pytest.fixture
 def viewer_client(db: None) -> Client:
     """Staff with view rights on the queue but without kg.moderate."""
     viewer = User.objects.create_user("viewer", password="pw", is_staff=True)

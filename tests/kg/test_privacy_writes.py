@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import yaml
 from django.contrib.auth.models import User
-from django.test import Client
 from django.urls import reverse
 
 from kg.models import Edge, Entity, EntityCandidate, Observation
@@ -192,15 +191,6 @@ def test_an_alias_to_a_hidden_entity_fails_like_a_missing_one(mod_api, hidden, d
     cand.refresh_from_db()
     assert cand.status == "pending"
     unchanged(hidden)
-
-
-@pytest.fixture
-def mod_client(moderator: User) -> Client:
-    moderator.is_staff = True
-    moderator.save(update_fields=["is_staff"])
-    client = Client()
-    client.force_login(moderator)
-    return client
 
 
 def test_the_admin_review_page_neither_suggests_nor_aliases_a_hidden_entity(mod_client, user):
