@@ -37,10 +37,17 @@ class KgEntity(serializers.ModelSerializer[Entity]):
         return obj.embedding_dim is not None
 
 
+# A description is embedded with its name (observations) and shown in every injection: past a
+# few pages it would be cut by the embedder and crowd the enriched content, so it is refused.
+MAX_DESCRIPTION = 10_000
+
+
 class KgEntityInput(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255)
     entity_type = serializers.CharField(max_length=64, default="concept")
-    description = serializers.CharField(allow_blank=True, default="")
+    description = serializers.CharField(
+        allow_blank=True, default="", max_length=MAX_DESCRIPTION
+    )
     data = JSONObjectField(default=dict)  # type: ignore[assignment]
     aliases = serializers.ListField(child=serializers.CharField(max_length=255), default=list)
     source_thought_id = SourceThought(allow_null=True, default=None)
@@ -50,7 +57,9 @@ class KgEntityInput(serializers.Serializer[Any]):
 class KgEntityPatch(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255, required=False)
     entity_type = serializers.CharField(max_length=64, required=False)
-    description = serializers.CharField(allow_blank=True, required=False)
+    description = serializers.CharField(
+        allow_blank=True, required=False, max_length=MAX_DESCRIPTION
+    )
     data = JSONObjectField(required=False)  # type: ignore[assignment]
     aliases = serializers.ListField(child=serializers.CharField(max_length=255), required=False)
     significance = serializers.FloatField(min_value=0, max_value=1, required=False)
@@ -99,7 +108,9 @@ class KgObservation(serializers.ModelSerializer[Observation]):
 
 class KgObservationPatch(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255, required=False)
-    description = serializers.CharField(allow_blank=True, required=False)
+    description = serializers.CharField(
+        allow_blank=True, required=False, max_length=MAX_DESCRIPTION
+    )
     data = JSONObjectField(required=False)  # type: ignore[assignment]
     entity_id = VisibleEntity(allow_null=True, required=False)
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
@@ -113,7 +124,9 @@ class KgEdgePatch(serializers.Serializer[Any]):
 
 class KgObservationInput(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255)
-    description = serializers.CharField(allow_blank=True, default="")
+    description = serializers.CharField(
+        allow_blank=True, default="", max_length=MAX_DESCRIPTION
+    )
     data = JSONObjectField(default=dict)  # type: ignore[assignment]
     entity_id = VisibleEntity(allow_null=True, default=None)
     source_thought_id = SourceThought(allow_null=True, default=None)

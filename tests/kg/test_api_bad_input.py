@@ -142,3 +142,21 @@ def test_edge_with_another_users_source_thought_is_400(mod_api, other_user):
     )
     assert not Edge.objects.exists()
     assert EntityCandidate.objects.count() == 0
+
+
+@pytest.mark.parametrize("kind", ["entities", "observations"])
+def test_an_overlong_description_is_a_400_and_nothing_changes(mod_api, kind):
+    """Descriptions are capped (10,000 characters): a longer one would be cut by the embedder
+    and fill every thought it is injected into. Create and update alike; the cap itself fits."""
+    url = f"/api/v1/kg/{kind}/"
+    body = {"name": "cart-service", "description": "x" * 10_001}
+    assert "10000" in invalid(mod_api.post(url, body, format="json"), "description")
+    assert not Entity.objects.exists() and not Observation.objects.exists()
+
+    made = mod_api.post(url, {**body, "description": "x" * 10_000}, format="json")
+    assert made.status_code == 201, made.content
+    row = made.json()["id"]
+    patch = mod_api.patch(f"{url}{row}/", {"description": "y" * 10_001}, format="json")
+    assert "10000" in invalid(patch, "description")
+    model = Entity if kind == "entities" else Observation
+    assert model.objects.get(pk=row).description == "x" * 10_000
