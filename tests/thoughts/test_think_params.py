@@ -23,6 +23,14 @@ def test_content_is_required_and_nothing_is_stored(api):
     assert Thought.objects.count() == 0
 
 
+@pytest.mark.parametrize("content", [123, 1.5, True, ["a thought"], {"text": "a thought"}])
+def test_content_that_is_not_a_string_is_a_400_and_nothing_is_stored(api, content):
+    r = think(api, content=content)
+    assert r.status_code == 400, r.content
+    assert r.json()["fields"]["content"] == ["Not a valid string."]
+    assert Thought.objects.count() == 0
+
+
 def test_blank_content_is_rejected(api):
     r = think(api, content="   \n ")
     assert r.status_code == 400

@@ -49,6 +49,13 @@ class ContentField(serializers.CharField):
             return data  # to think_params, which says "must not be empty" as for whitespace
         return super().run_validation(data)
 
+    def to_internal_value(self, data: Any) -> str:
+        # DRF's CharField turns 123 into "123": a number sent as the thought is a client's
+        # mistake, not a thought to store.
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
 
 LINK_HELP = (
     "A thought id, <uuid> or thoughts:<uuid>. An id not stored yet is kept as a forward link "
