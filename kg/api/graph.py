@@ -45,9 +45,7 @@ MAX_DESCRIPTION = 10_000
 class KgEntityInput(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255)
     entity_type = serializers.CharField(max_length=64, default="concept")
-    description = serializers.CharField(
-        allow_blank=True, default="", max_length=MAX_DESCRIPTION
-    )
+    description = serializers.CharField(allow_blank=True, default="", max_length=MAX_DESCRIPTION)
     data = JSONObjectField(default=dict)  # type: ignore[assignment]
     aliases = serializers.ListField(child=serializers.CharField(max_length=255), default=list)
     source_thought_id = SourceThought(allow_null=True, default=None)
@@ -124,9 +122,7 @@ class KgEdgePatch(serializers.Serializer[Any]):
 
 class KgObservationInput(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=255)
-    description = serializers.CharField(
-        allow_blank=True, default="", max_length=MAX_DESCRIPTION
-    )
+    description = serializers.CharField(allow_blank=True, default="", max_length=MAX_DESCRIPTION)
     data = JSONObjectField(default=dict)  # type: ignore[assignment]
     entity_id = VisibleEntity(allow_null=True, default=None)
     source_thought_id = SourceThought(allow_null=True, default=None)
