@@ -11,9 +11,9 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
-from django.utils.text import smart_split, unescape_string_literal
 
 from innervoice.models import DialogueExchange, DialogueThread
+from legacymind.admin_search import without_private_words
 
 
 class ExchangeInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -80,23 +80,11 @@ class DialogueExchangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         self, request: HttpRequest, queryset: QuerySet[DialogueExchange], search_term: str
     ) -> tuple[QuerySet[DialogueExchange], bool]:
         results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        # Django matched each word in any search field; a word found only in a private
-        # synthesis thought's words must not count.
-        for word in _words(search_term):
-            results = results.filter(
-                Q(synthesis_thought__is_private=False)
-                | Q(thread__id__icontains=word)
-                | Q(thread__topic__icontains=word)
-            )
+        # A word found only in a private synthesis thought's words must not count.
+        results = without_private_words(
+            results,
+            search_term,
+            words_public=Q(synthesis_thought__is_private=False),
+            metadata=("thread__id", "thread__topic"),
+        )
         return results, may_have_duplicates
-
-
-def _words(search_term: str) -> list[str]:
-    """The admin's own split of a search (quoted phrases stay whole)."""
-    words = []
-    for bit in smart_split(search_term):
-        if bit.startswith(('"', "'")) and bit[0] == bit[-1]:
-            bit = unescape_string_literal(bit)
-        if bit:
-            words.append(bit)
-    return words

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from legacymind.admin_search import without_private_words
 from thoughts.models import Thought
 
 PRIVATE = "(private: visible only to its owner)"
@@ -70,15 +71,13 @@ class ThoughtAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         self, request: HttpRequest, queryset: QuerySet[Thought], search_term: str
     ) -> tuple[QuerySet[Thought], bool]:
         results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        term = search_term.strip()
-        if term:
-            # A private thought may match on its metadata, never on its words.
-            metadata = (
-                Q(session_id__icontains=term)
-                | Q(chain_id__icontains=term)
-                | Q(owner__username__icontains=term)
-            )
-            results = results.filter(Q(is_private=False) | metadata)
+        # A private thought may match on its metadata, never on its words.
+        results = without_private_words(
+            results,
+            search_term,
+            words_public=Q(is_private=False),
+            metadata=("session_id", "chain_id", "owner__username"),
+        )
         return results, may_have_duplicates
 
     @admin.display(description="content")

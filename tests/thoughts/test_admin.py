@@ -56,6 +56,18 @@ def test_search_matches_content_but_never_the_words_of_a_private_thought(admin_c
     assert set(listed(admin_client.get(CHANGELIST, {"q": "cache"}))) == {public, by_session}
 
 
+def test_a_search_of_several_words_treats_each_word_alike(admin_client, user):
+    """Each word must be found in the metadata of a private thought, never in its words; a
+    private thought whose owner and session the words name is found (the whole term was once
+    compared with each field, so "alice cache-review" found nothing)."""
+    by_session = ThoughtFactory(owner=user, is_private=True, session_id="cache-review")
+    ThoughtFactory(owner=user, is_private=True, content="cache letters", session_id="s2")
+    term = f"{user.username} cache-review"
+    assert listed(admin_client.get(CHANGELIST, {"q": term})) == [by_session]
+    # One word in the metadata is not enough when the other is only in the words.
+    assert listed(admin_client.get(CHANGELIST, {"q": f"{user.username} letters"})) == []
+
+
 def test_private_content_is_not_shown_in_the_list_or_the_page(admin_client, other_user):
     secret = ThoughtFactory(owner=other_user, content="My diagnosis, told no one", is_private=True)
     page = admin_client.get(CHANGELIST)
