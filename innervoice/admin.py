@@ -1,8 +1,11 @@
-"""Dialogue threads and their exchanges in the Django admin (read mostly: the service writes).
+"""Dialogue threads and their exchanges in the Django admin: read-only, as the inner-voice
+service writes them (an exchange links two thoughts of the thread's owner; an admin-made link
+could put one user's private thought into another's dialogue history).
 
 As in the Thought admin, a private thought's words are its owner's: exchanges show thoughts by
 their ``__str__`` (which hides a private one's words), and a search matches a thought's words
-only when that thought is not private."""
+only when that thought is not private. A thread's summary is folded from its syntheses, so it
+is shown and searched only when none of them is private."""
 
 from __future__ import annotations
 
@@ -14,6 +17,10 @@ from django.http import HttpRequest
 
 from innervoice.models import DialogueExchange, DialogueThread
 from legacymind.admin_search import without_private_words
+
+PRIVATE_SUMMARY = "(folded from a private thought: visible only to its owner)"
+# A thread none of whose syntheses is private: only then may its summary's words be searched.
+_SUMMARY_PUBLIC = ~Q(exchanges__synthesis_thought__is_private=True)
 
 
 class ExchangeInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -45,16 +52,43 @@ class DialogueThreadAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     search_fields = ("id", "topic", "summary", "owner__username")
     list_select_related = ("owner",)
     date_hierarchy = "last_interaction"
-    readonly_fields = ("id", "started_at", "last_interaction", "closed_at")
-    raw_id_fields = ("owner",)
+    fields = (
+        "id", "owner", "topic", "status", "summary_shown", "started_at", "last_interaction",
+        "closed_at", "close_reason",
+    )  # fmt: skip
+    readonly_fields = fields
     inlines = [ExchangeInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[DialogueThread]:
         return super().get_queryset(request).annotate(exchange_total=Count("exchanges"))
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[DialogueThread], search_term: str
+    ) -> tuple[QuerySet[DialogueThread], bool]:
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        results = without_private_words(
+            results,
+            search_term,
+            words_public=_SUMMARY_PUBLIC,
+            metadata=("id", "topic", "owner__username"),
+        )
+        return results, may_have_duplicates
+
     @admin.display(description="exchanges", ordering="exchange_total")
     def exchange_count(self, obj: Any) -> int:
         return int(obj.exchange_total)
+
+    @admin.display(description="summary")
+    def summary_shown(self, obj: DialogueThread) -> str:
+        if obj.exchanges.filter(synthesis_thought__is_private=True).exists():
+            return PRIVATE_SUMMARY
+        return obj.summary or "—"
 
 
 @admin.register(DialogueExchange)
@@ -72,9 +106,13 @@ class DialogueExchangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ("summarized", "thread__status", "created_at")
     search_fields = ("thread__id", "thread__topic", "synthesis_thought__content")
     list_select_related = ("thread", "synthesis_thought", "feedback_thought")
-    raw_id_fields = ("thread", "synthesis_thought", "feedback_thought")
-    readonly_fields = ("created_at",)
     ordering = ("-created_at",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[DialogueExchange], search_term: str

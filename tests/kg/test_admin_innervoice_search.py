@@ -49,3 +49,46 @@ def test_exchange_list_shows_a_private_thought_without_its_words(staff, user):
     _exchange(user, "health", "You fear the diagnosis you told no one.", private=True)
     page = staff.get(EXCHANGES).content.decode()
     assert "(private thought)" in page and "diagnosis" not in page
+
+
+THREADS = "/admin/innervoice/dialoguethread/"
+
+
+def test_threads_and_exchanges_are_read_only_in_the_admin(staff, user, other_user):
+    """An admin-made exchange could link another user's private thought into a dialogue's
+    history, and a changed owner would hand a thread to someone else: neither can be saved."""
+    mine = _exchange(user, "work", "You protect your reliability.", private=False)
+    theirs = Thought.objects.create(owner=other_user, content="Bob's secret", is_private=True)
+    added = staff.post(
+        f"{EXCHANGES}add/",
+        {"thread": mine.thread_id, "position": 2, "synthesis_thought": theirs.pk},
+    )
+    assert added.status_code == 403
+    changed = staff.post(
+        f"{THREADS}{mine.thread_id}/change/", {"owner": other_user.pk, "topic": "x"}
+    )
+    assert changed.status_code == 403
+    assert DialogueExchange.objects.count() == 1
+    thread = DialogueThread.objects.get()
+    assert (thread.owner_id, thread.topic) == (user.pk, "work")
+    page = staff.get(f"{THREADS}{mine.thread_id}/change/")  # still viewable
+    assert page.status_code == 200 and "work" in page.content.decode()
+
+
+def test_a_summary_folded_from_a_private_thought_is_neither_shown_nor_searched(staff, user):
+    secret = _exchange(user, "health", "You fear the diagnosis.", private=True)
+    DialogueThread.objects.filter(pk=secret.thread_id).update(summary="divorce lawyer costs")
+    public = _exchange(user, "work", "You protect your reliability.", private=False)
+    DialogueThread.objects.filter(pk=public.thread_id).update(summary="deadline pressure")
+
+    def threads(q: str) -> set[object]:
+        response = staff.get(THREADS, {"q": q})
+        assert response.status_code == 200
+        return {t.pk for t in response.context["cl"].result_list}
+
+    assert threads("divorce") == set()
+    assert threads("health") == {secret.thread_id}  # its topic is readable
+    assert threads("deadline") == {public.thread_id}
+    page = staff.get(f"{THREADS}{secret.thread_id}/change/").content.decode()
+    assert "divorce" not in page and "visible only to its owner" in page
+    assert "deadline pressure" in staff.get(f"{THREADS}{public.thread_id}/change/").content.decode()
