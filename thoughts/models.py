@@ -21,6 +21,7 @@ class Thought(EmbeddedModel):
         HUMAN = "human"
         TOOL = "tool"
         INNER_VOICE = "inner_voice"
+        INNER_VOICE_FEEDBACK = "inner_voice.feedback"
         JOURNAL = "journal"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -43,7 +44,7 @@ class Thought(EmbeddedModel):
     submode = models.CharField(max_length=32, null=True, blank=True)
     framework_enhanced = models.BooleanField(null=True, blank=True)
     framework_analysis = models.JSONField(null=True, blank=True)
-    origin = models.CharField(max_length=32, null=True, blank=True)
+    origin = models.CharField(max_length=32, choices=Origin.choices, null=True, blank=True)
     tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     is_private = models.BooleanField(default=False)
     session_id = models.CharField(max_length=128, null=True, blank=True)

@@ -19,10 +19,13 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from legacymind.errors import Unavailable
 from legacymind.providers import chat_env
+
+if TYPE_CHECKING:
+    import openai
 
 logger = logging.getLogger("legacymind.chat")
 
@@ -32,6 +35,8 @@ DEFAULT_MODEL = "gemini-2.5-pro"
 DEFAULT_GROK_MODEL = "grok-2-latest"
 DEFAULT_GROK_URL = "https://api.x.ai/v1"
 SNIP = 500
+# A retry needs this much of GROK_TIMEOUT left to be worth sending.
+MIN_RETRY_SECONDS = 1.0
 
 
 class ChatError(Unavailable):
@@ -159,35 +164,85 @@ def run_grok(
     temperature: float = 0.2,
     environ: Mapping[str, str] | None = None,
 ) -> ChatResult:
-    """One chat-completions call to Grok or any OpenAI-compatible endpoint."""
+    """One chat-completions call to Grok or any OpenAI-compatible endpoint. ``GROK_TIMEOUT``
+    bounds the whole call, retry included; any answer that is not a usable chat completion is
+    a :class:`ChatError`, so the caller's fallback runs."""
     import openai
 
     env = os.environ if environ is None else environ
     model = env.get("GROK_MODEL") or DEFAULT_GROK_MODEL
+    budget = _seconds("GROK_TIMEOUT", env)
+    # No SDK retries: the SDK would give a timed-out request a second full GROK_TIMEOUT, so a
+    # hanging endpoint made the user wait twice the setting. _grok_call retries itself,
+    # within the budget.
     client = openai.OpenAI(
         api_key=env.get("GROK_API_KEY", ""),
         base_url=env.get("GROK_BASE_URL") or DEFAULT_GROK_URL,
-        timeout=_seconds("GROK_TIMEOUT", env),
-        max_retries=1,
+        max_retries=0,
     )
     messages: list[Any] = ([{"role": "system", "content": system}] if system else []) + [
         {"role": "user", "content": prompt}
     ]
     started = time.monotonic()
-    try:
-        response = client.chat.completions.create(
-            model=model,
-            messages=messages,
-            temperature=temperature,  # type: ignore[arg-type]
-        )
-    except openai.OpenAIError as exc:
-        logger.debug("chat.grok_fail model=%s error=%s", model, type(exc).__name__)
-        raise ChatError(f"Grok call failed: {type(exc).__name__}") from exc
+    response = _grok_call(
+        client, model=model, messages=messages, temperature=temperature, deadline=started + budget
+    )
     latency = int((time.monotonic() - started) * 1000)
-    text = (response.choices[0].message.content or "").strip() if response.choices else ""
+    text, answered = _grok_answer(response, default_model=model)
+    return ChatResult(text, "grok", answered, latency)
+
+
+def _grok_call(
+    client: openai.OpenAI, *, model: str, messages: list[Any], temperature: float, deadline: float
+) -> object:
+    """The request, and one retry after a quick transient failure (connection refused or reset,
+    429, 5xx) while the budget lasts. A timeout is not retried: it has used the budget up."""
+    import openai
+
+    transient = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+    for attempt in (1, 2):
+        try:
+            response: object = client.chat.completions.create(
+                model=model,
+                messages=messages,
+                temperature=temperature,
+                timeout=max(deadline - time.monotonic(), 0.001),
+            )
+            return response
+        except openai.OpenAIError as exc:
+            again = (
+                attempt == 1
+                and isinstance(exc, transient)
+                and not isinstance(exc, openai.APITimeoutError)
+                and deadline - time.monotonic() > MIN_RETRY_SECONDS
+            )
+            logger.debug(
+                "chat.grok_fail model=%s error=%s retry=%s", model, type(exc).__name__, again
+            )
+            if not again:
+                raise ChatError(f"Grok call failed: {type(exc).__name__}") from exc
+    raise AssertionError("unreachable: the second attempt returns or raises")
+
+
+def _grok_answer(response: object, *, default_model: str) -> tuple[str, str]:
+    """The answer's text and model. The SDK does not validate what it parses: an HTML page sent with 200
+    (a proxy, a captive portal, a GROK_BASE_URL naming a website) comes back as a ``str``, and
+    JSON of the wrong shape as a model whose fields hold anything."""
+    from openai.types.chat import ChatCompletion
+
+    if not isinstance(response, ChatCompletion):
+        raise ChatError(f"Grok answered with no chat completion ({type(response).__name__})")
+    try:
+        content = response.choices[0].message.content if response.choices else None
+    except (AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise ChatError(
+            f"Grok answered a malformed chat completion ({type(exc).__name__})"
+        ) from exc
+    text = content.strip() if isinstance(content, str) else ""
     if not text:
         raise ChatError("Grok returned an empty answer")
-    return ChatResult(text, "grok", response.model or model, latency)
+    model = response.model if isinstance(response.model, str) and response.model else ""
+    return text, model or default_model
 
 
 def complete(

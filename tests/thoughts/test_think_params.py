@@ -59,6 +59,9 @@ def test_content_over_100_kb_is_a_400_and_stores_nothing(api):
         ("injection_scale", 7, 3),
         ("injection_scale", -2, 0),
         ("injection_scale", "2", 2),
+        ("injection_scale", 0.5, 1),
+        ("injection_scale", 1.5, 2),
+        ("injection_scale", "2.5", 3),
         ("significance", 1.7, 1.0),
         ("significance", "-0.3", 0.0),
         ("significance", "0.25", 0.25),
@@ -101,7 +104,7 @@ def test_verification_numbers_are_clamped(api):
     }
 
 
-@pytest.mark.parametrize("bad", ["lots", True, [1], {"a": 1}, "nan"])
+@pytest.mark.parametrize("bad", ["lots", True, [1], {"a": 1}, "nan", "1e400", 10**400, -(10**400)])
 def test_a_value_that_is_not_a_number_is_a_400(api, bad):
     r = think(api, content="hello", significance=bad)
     assert r.status_code == 400

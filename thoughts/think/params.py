@@ -68,6 +68,8 @@ def _number(name: str, value: Any, errors: dict[str, list[str]]) -> float | None
     except ValueError:
         errors[name] = [f"{value!r} is not a number"]
         return None
+    except OverflowError:  # a JSON integer of hundreds of digits: no float holds it
+        number = math.inf
     if not math.isfinite(number):
         errors[name] = ["must be a finite number"]
         return None
@@ -90,7 +92,9 @@ def _int_clamp(
 ) -> int | None:
     if number is None:
         return None
-    used = int(min(max(round(number), low), high))
+    # Halves round up (0.5 -> 1): round() sends them to the even neighbour, so 0.5 turned
+    # injection off and 2.5 gave 2.
+    used = int(min(max(math.floor(number + 0.5), low), high))
     if used != number:
         clamped[name] = {"given": number, "used": used}
     return used
