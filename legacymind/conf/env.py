@@ -20,10 +20,13 @@ def env_choice(name: str, default: str, allowed: tuple[str, ...]) -> str:
 
 
 def env_float(name: str, default: float, *, low: float, high: float) -> float:
+    # Not env.float: django-environ drops every character that is not a digit, "." or "-"
+    # before parsing, so 0.7x read as 0.7, 1,5 as 1.5 and 5e-1 failed as "5-1".
+    raw = env.str(name, default="").strip()
     try:
-        value = env.float(name, default=default)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be a number: {exc}") from exc
+        value = float(raw) if raw else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
     if not low <= value <= high:
         raise ImproperlyConfigured(f"{name}={value} is outside {low}..{high}")
     return value

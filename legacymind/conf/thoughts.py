@@ -33,14 +33,23 @@ SURR_INJECT_T2 = env_float("SURR_INJECT_T2", 0.40, low=0.0, high=1.0)
 SURR_INJECT_T3 = env_float("SURR_INJECT_T3", 0.25, low=0.0, high=1.0)
 SURR_INJECT_FLOOR = env_float("SURR_INJECT_FLOOR", 0.15, low=0.0, high=1.0)
 # Nearest neighbours the HNSW index returns per KG table before thresholds and re-ranking.
-# SURR_KG_CANDIDATES is the general pool; each think mode has its own (the original's per-tool
-# runtime defaults). pgvector's hnsw.ef_search tops out at 1000, hence the cap.
+# Each think mode has its own pool (the original's per-tool runtime defaults, which overrode
+# SURR_KG_CANDIDATES there, so that setting did nothing for think). Here SURR_KG_CANDIDATES,
+# when set, is the pool of every mode whose own variable is not set. pgvector's
+# hnsw.ef_search tops out at 1000, hence the cap.
 SURR_KG_CANDIDATES = env_int("SURR_KG_CANDIDATES", 500, low=1, high=1000)
-SURR_KG_CANDIDATES_THINK_CONVO = env_int("SURR_KG_CANDIDATES_THINK_CONVO", 500, low=1, high=1000)
-SURR_KG_CANDIDATES_THINK_PLAN = env_int("SURR_KG_CANDIDATES_THINK_PLAN", 800, low=1, high=1000)
-SURR_KG_CANDIDATES_THINK_DEBUG = env_int("SURR_KG_CANDIDATES_THINK_DEBUG", 1000, low=1, high=1000)
-SURR_KG_CANDIDATES_THINK_BUILD = env_int("SURR_KG_CANDIDATES_THINK_BUILD", 400, low=1, high=1000)
-SURR_KG_CANDIDATES_THINK_STUCK = env_int("SURR_KG_CANDIDATES_THINK_STUCK", 600, low=1, high=1000)
+_GENERAL_POOL_SET = bool(env.str("SURR_KG_CANDIDATES", default="").strip())
+
+
+def _mode_pool(name: str, default: int) -> int:
+    return env_int(name, SURR_KG_CANDIDATES if _GENERAL_POOL_SET else default, low=1, high=1000)
+
+
+SURR_KG_CANDIDATES_THINK_CONVO = _mode_pool("SURR_KG_CANDIDATES_THINK_CONVO", 500)
+SURR_KG_CANDIDATES_THINK_PLAN = _mode_pool("SURR_KG_CANDIDATES_THINK_PLAN", 800)
+SURR_KG_CANDIDATES_THINK_DEBUG = _mode_pool("SURR_KG_CANDIDATES_THINK_DEBUG", 1000)
+SURR_KG_CANDIDATES_THINK_BUILD = _mode_pool("SURR_KG_CANDIDATES_THINK_BUILD", 400)
+SURR_KG_CANDIDATES_THINK_STUCK = _mode_pool("SURR_KG_CANDIDATES_THINK_STUCK", 600)
 # Lowest hnsw.ef_search for injection and verification searches. The search starts at 40
 # neighbours and widens (up to the pool) only while rows still pass the threshold; 0 means the
 # connection's HNSW_EF_SEARCH. When the two are equal (the defaults) the first search sets

@@ -50,6 +50,8 @@ def test_defaults_follow_the_spec_and_the_readme_decisions():
     ("name", "value"),
     [
         ("SURR_INJECT_T1", "high"),
+        ("SURR_INJECT_T1", "0.7x"),  # django-environ read this as 0.7
+        ("SURR_INJECT_T2", "1,5"),  # and this as 1.5
         ("SURR_INJECT_FLOOR", "1.5"),
         ("SURR_KG_CANDIDATES", "5000"),
         ("SURR_THINK_ENHANCE", "sometimes"),
@@ -61,3 +63,21 @@ def test_a_bad_value_stops_start_up_naming_the_variable(name, value):
     assert proc.returncode != 0
     assert "ImproperlyConfigured" in proc.stderr
     assert name in proc.stderr.strip().splitlines()[-1]
+
+
+def test_a_threshold_in_any_float_notation_is_read_as_written():
+    proc = start(SURR_INJECT_T1="5e-1", SURR_INJECT_T2=" 0.45 ")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    s = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (s["SURR_INJECT_T1"], s["SURR_INJECT_T2"]) == (0.5, 0.45)
+
+
+def test_the_general_pool_is_every_mode_pool_that_is_not_set_itself():
+    """SURR_KG_CANDIDATES was read and never used: every think mode has its own pool."""
+    proc = start(SURR_KG_CANDIDATES="120", SURR_KG_CANDIDATES_THINK_PLAN="900")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    s = json.loads(proc.stdout.strip().splitlines()[-1])
+    pools = [
+        s[f"SURR_KG_CANDIDATES_THINK_{m}"] for m in ("CONVO", "PLAN", "DEBUG", "BUILD", "STUCK")
+    ]
+    assert pools == [120, 900, 120, 120, 120]
