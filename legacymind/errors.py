@@ -23,6 +23,9 @@ class ServiceError(Exception):
 
     status_code: int = status.HTTP_400_BAD_REQUEST
     error_code: str = "invalid"
+    # What a client is told instead of ``detail`` when the detail is the operator's business
+    # (a provider's address, its error); the detail then goes to the log.
+    public_detail: str | None = None
 
     def __init__(self, detail: str, *, fields: dict[str, Any] | None = None) -> None:
         super().__init__(detail)
@@ -86,7 +89,11 @@ def _too_large() -> str:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
-        body = envelope(exc.status_code, exc.detail, code=exc.error_code, fields=exc.fields)
+        detail = exc.detail
+        if exc.public_detail is not None:
+            logger.warning("%s: %s", exc.error_code, exc.detail)
+            detail = exc.public_detail
+        body = envelope(exc.status_code, detail, code=exc.error_code, fields=exc.fields)
         return Response(body, status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):
         # Raised by request.data. Left to Django it became handler400's page, or in DEBUG the

@@ -42,6 +42,8 @@ HASH_DEFAULT_DIM = 384
 
 class EmbeddingError(Unavailable):
     error_code = "embedding_unavailable"
+    # The detail names the provider's address and error: the log's, not every user's.
+    public_detail = "The embedding provider did not answer; nothing was stored. Try again later."
 
 
 class EmbeddingProvider(Protocol):

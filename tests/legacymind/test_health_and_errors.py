@@ -146,7 +146,7 @@ def test_429_when_the_agent_rate_is_exceeded(api, settings):
     assert response["Retry-After"] == str(body["retry_after"])
 
 
-def test_503_when_the_embedding_provider_fails(api, settings, openai_stub):
+def test_503_when_the_embedding_provider_fails(api, settings, openai_stub, caplog):
     settings.EMBEDDING_PROVIDER = "openai"
     settings.OPENAI_API_KEY = "sk-test"
     settings.OPENAI_BASE_URL = openai_stub.base_url
@@ -155,7 +155,11 @@ def test_503_when_the_embedding_provider_fails(api, settings, openai_stub):
     openai_stub.fail_next(500)
     response = api.get("/api/v1/kg/search/", {"q": "session store"})
     body = assert_envelope(response, 503, "embedding_unavailable")
-    assert "openai" in body["detail"]
+    # Users are told what happened, not where the provider lives; the operator's log says it.
+    assert body["detail"].startswith("The embedding provider did not answer")
+    assert openai_stub.base_url not in response.content.decode()
+    logged = [r.getMessage() for r in caplog.records if r.name == "legacymind.errors"]
+    assert any("HTTP 500" in m and openai_stub.base_url in m for m in logged), logged
     assert len(openai_stub.requests) == 1
 
 
