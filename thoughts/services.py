@@ -18,7 +18,7 @@ from thoughts.think.frameworks import framework_analyze
 from thoughts.think.injection import Injection, memories_inject
 from thoughts.think.modes import MODE_DEFAULTS, ModeChoice, mode_select
 from thoughts.think.params import ThinkParams
-from thoughts.think.persist import thought_id_taken, thought_store
+from thoughts.think.persist import thought_id_claim, thought_store
 from thoughts.think.verification import VerifyRequest, hypothesis_verify
 
 logger = logging.getLogger("thoughts.think")
@@ -56,8 +56,8 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
     scale = default_scale if params.injection_scale is None else params.injection_scale
     significance = default_significance if params.significance is None else params.significance
     thought_id = params.thought_id or uuid.uuid4()
-    if params.thought_id and Thought.objects.filter(id=thought_id).exists():
-        raise thought_id_taken(thought_id)
+    if params.thought_id:
+        thought_id_claim(thought_id=thought_id, owner=owner)
     continuity = continuity_resolve(
         owner=owner,
         thought_id=thought_id,

@@ -135,3 +135,28 @@ def test_writing_an_existing_thought_id_is_a_409_and_changes_nothing(api, user):
     existing.refresh_from_db()
     assert existing.content == "original"
     assert Thought.objects.count() == 1
+
+
+def test_another_users_thought_id_is_not_available_and_names_nothing(api, other_user):
+    theirs = ThoughtFactory(owner=other_user, content="theirs", is_private=True)
+    r = think(api, thought_id=str(theirs.id))
+    assert r.status_code == 409
+    assert r.json()["fields"] == {"thought_id": ["This id is not available: choose another."]}
+    assert "theirs" not in r.content.decode()
+    assert Thought.objects.count() == 1
+
+
+def test_an_id_another_user_links_to_cannot_be_claimed_but_its_linker_can(
+    api, other_api, other_user
+):
+    """A forward link ("string") waits for its writer's thought: another user taking the id
+    would leave it pointing at a stranger's thought."""
+    future = uuid.uuid4()
+    assert think(other_api, previous_thought_id=str(future)).status_code == 201
+    r = think(api, thought_id=str(future))
+    assert r.status_code == 409
+    assert r.json()["fields"] == {"thought_id": ["This id is not available: choose another."]}
+    assert not Thought.objects.filter(id=future).exists()
+    mine = think(other_api, thought_id=str(future), content="The thought the link meant")
+    assert mine.status_code == 201, mine.json()
+    assert Thought.objects.get(id=future).owner == other_user
