@@ -24,6 +24,7 @@ class ApiRootView(APIView):
             "kg_entities": "kg-entity-list",
             "kg_candidates": "kg-candidate-list",
             "inner_voice": "inner-voice",
+            "inner_voice_threads": "inner-voice-thread-list",
             "schema": "schema",
             "docs": "swagger-ui",
         }

@@ -114,7 +114,11 @@ class ThoughtFilterInput(serializers.Serializer[Any]):
     previous_thought_id = ThoughtRefField(required=False)
     revises_thought = ThoughtRefField(required=False)
     branch_from = ThoughtRefField(required=False)
-    origin = serializers.ChoiceField(choices=Thought.Origin.choices, required=False)
+    origin = serializers.ChoiceField(
+        choices=Thought.Origin.choices,
+        required=False,
+        help_text="inner_voice: syntheses; inner_voice.feedback: their follow-up questions.",
+    )
     mode = serializers.RegexField(r"^[a-z_]{1,32}$", required=False)
     tags = TagsField(required=False, help_text="Comma-separated, repeated, or a JSON list.")
     tags_match = serializers.ChoiceField(choices=["any", "all"], default="any")

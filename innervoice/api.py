@@ -1,0 +1,245 @@
+"""``POST /api/v1/inner-voice`` and the dialogue threads over HTTP. Views validate, call one
+service or selector, and format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from innervoice import selectors
+from innervoice.models import DialogueExchange, DialogueThread
+from innervoice.services import AskParams, AskResult, inner_voice_ask, thread_close
+from legacymind.schema import error
+from thoughts.api.read_inputs import TagsField, ThoughtRefField
+
+QUERY_MAX = 4000
+
+
+class QueryField(serializers.CharField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):  # a number is a client's mistake, not a question
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class InnerVoiceInput(serializers.Serializer[Any]):
+    query = QueryField(max_length=QUERY_MAX, help_text="The question; never stored or logged.")
+    top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
+    floor = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=0.3,
+        help_text="Lowest similarity kept; lowered by 0.05 (never below 0.15) when fewer than "
+        "top_k snippets pass.",
+    )
+    mix = serializers.FloatField(
+        min_value=0.0, max_value=1.0, default=0.6, help_text="Share of the snippets from the KG."
+    )
+    include_private = serializers.BooleanField(
+        default=False,
+        help_text="Also use your own private thoughts (never anyone else's); the stored "
+        "thoughts are then private when one was used.",
+    )
+    include_tags = TagsField(required=False, help_text="Only thoughts with one of these tags.")
+    exclude_tags = TagsField(required=False, help_text="No thoughts with one of these tags.")
+    auto_extract_to_kg = serializers.BooleanField(default=True)
+    previous_thought_id = ThoughtRefField(
+        required=False, allow_null=True, help_text="One of your thoughts the synthesis follows."
+    )
+    include_feedback = serializers.BooleanField(default=True)
+    feedback_max_lines = serializers.IntegerField(min_value=1, max_value=10, default=3)
+    thread_id = serializers.UUIDField(
+        required=False, allow_null=True, help_text="Continue this thread of yours."
+    )
+    new_thread = serializers.CharField(
+        required=False,
+        max_length=255,
+        help_text="Start a thread on this topic. Without it or thread_id, your open thread "
+        "continues unless idle longer than SURR_INNER_VOICE_TIMEOUT.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("thread_id") and attrs.get("new_thread") is not None:
+            raise serializers.ValidationError(
+                {"new_thread": ["Give thread_id or new_thread, not both."]}
+            )
+        return attrs
+
+    def params(self) -> AskParams:
+        data = self.validated_data
+        return AskParams(
+            query=data["query"],
+            top_k=data["top_k"],
+            floor=data["floor"],
+            mix=data["mix"],
+            include_private=data["include_private"],
+            include_tags=list(data.get("include_tags") or []),
+            exclude_tags=list(data.get("exclude_tags") or []),
+            auto_extract_to_kg=data["auto_extract_to_kg"],
+            previous_thought_id=data.get("previous_thought_id"),
+            include_feedback=data["include_feedback"],
+            feedback_max_lines=data["feedback_max_lines"],
+            thread_id=data.get("thread_id"),
+            new_thread=data.get("new_thread"),
+        )
+
+
+class ExtractedOut(serializers.Serializer[Any]):
+    status = serializers.ChoiceField(
+        choices=["staged", "queued", "skipped"],
+        help_text="staged: extraction ran in-process, counts are the staged candidates; "
+        "queued: a worker runs it (counts null); skipped: not requested or KG_AUTO_EXTRACT off.",
+    )
+    entities = serializers.IntegerField(allow_null=True)
+    relationships = serializers.IntegerField(allow_null=True)
+
+
+class ThreadRefOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    topic = serializers.CharField()
+    position = serializers.IntegerField(help_text="This exchange's position in the thread.")
+
+
+class InnerVoiceOut(serializers.Serializer[Any]):
+    answer = serializers.CharField()
+    synth_thought_id = serializers.CharField()
+    feedback = serializers.CharField(allow_null=True)
+    feedback_thought_id = serializers.CharField(allow_null=True)
+    sources_compact = serializers.CharField(
+        help_text="Up to 6 citations: thoughts:<id>, kge:<id>, kgo:<id>."
+    )
+    synth_provider = serializers.CharField(help_text="cli, grok or offline-composer.")
+    synth_model = serializers.CharField()
+    embedding_dim = serializers.IntegerField()
+    extracted = ExtractedOut()
+    thread = ThreadRefOut()
+
+
+def _ref(thought: Any) -> str | None:
+    return f"thoughts:{thought.id}" if thought is not None else None
+
+
+def ask_response(result: AskResult) -> dict[str, Any]:
+    extracted = result.extracted
+    return {
+        "answer": result.answer,
+        "synth_thought_id": _ref(result.synthesis),
+        "feedback": result.feedback.content if result.feedback else None,
+        "feedback_thought_id": _ref(result.feedback),
+        "sources_compact": result.selection.sources_compact,
+        "synth_provider": result.synth_provider,
+        "synth_model": result.synth_model,
+        "embedding_dim": result.embedding_dim,
+        "extracted": {
+            "status": extracted.status,
+            "entities": extracted.entities,
+            "relationships": extracted.relationships,
+        },
+        "thread": {
+            "id": str(result.thread.id),
+            "topic": result.thread.topic,
+            "position": result.position,
+        },
+    }
+
+
+class InnerVoiceView(APIView):
+    """Ask the inner voice: a synthesis over your thoughts and the KG, and a follow-up question,
+    stored as two linked thoughts in a dialogue thread. The question itself is never stored."""
+
+    @extend_schema(
+        request=InnerVoiceInput,
+        responses={
+            201: InnerVoiceOut,
+            404: error("thread_id names no thread of yours."),
+            409: error("thread_id names a closed (or timed-out) thread."),
+            503: error("The query or the answer could not be embedded; nothing was stored."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = InnerVoiceInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = inner_voice_ask(owner=request.user, params=data.params())
+        return Response(ask_response(result), status=status.HTTP_201_CREATED)
+
+
+class ThreadOut(serializers.ModelSerializer[DialogueThread]):
+    exchange_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = DialogueThread
+        fields = [
+            "id", "topic", "status", "summary", "started_at", "last_interaction", "closed_at",
+            "close_reason", "exchange_count",
+        ]  # fmt: skip
+
+
+class ExchangeOut(serializers.ModelSerializer[DialogueExchange]):
+    synthesis_thought_id = serializers.UUIDField(read_only=True)
+    synthesis = serializers.CharField(source="synthesis_thought.content", read_only=True)
+    feedback_thought_id = serializers.UUIDField(allow_null=True, read_only=True)
+    feedback = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DialogueExchange
+        fields = [
+            "position", "created_at", "synthesis_thought_id", "synthesis", "feedback_thought_id",
+            "feedback", "thoughts_provided", "memories_injected", "summarized",
+        ]  # fmt: skip
+
+    def get_feedback(self, row: DialogueExchange) -> str | None:
+        return row.feedback_thought.content if row.feedback_thought else None
+
+
+class ThreadDetailOut(ThreadOut):
+    exchanges = serializers.SerializerMethodField()
+
+    class Meta(ThreadOut.Meta):
+        fields = [*ThreadOut.Meta.fields, "exchanges"]
+
+    @extend_schema_field(ExchangeOut(many=True))
+    def get_exchanges(self, thread: DialogueThread) -> list[dict[str, Any]]:
+        rows = selectors.thread_exchanges(thread=thread)
+        return list(ExchangeOut(rows, many=True).data)
+
+
+THREAD_ID = OpenApiParameter("id", str, OpenApiParameter.PATH, description="The thread's id.")
+NOT_FOUND = {404: error("No such thread, or not yours.")}
+
+
+class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
+    """Your inner-voice dialogue threads. Another user's thread answers 404."""
+
+    serializer_class = ThreadOut
+    lookup_value_regex = "[^/]+"
+
+    @extend_schema(responses={200: ThreadOut(many=True)})
+    def list(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.threads_list(user=request.user))
+        return self.get_paginated_response(ThreadOut(page, many=True).data)
+
+    @extend_schema(parameters=[THREAD_ID], responses={200: ThreadDetailOut, **NOT_FOUND})
+    def retrieve(self, request: Request, pk: str) -> Response:
+        thread = selectors.thread_get(user=request.user, thread_id=pk)
+        return Response(ThreadDetailOut(thread).data)
+
+    @extend_schema(
+        request=None,
+        parameters=[THREAD_ID],
+        responses={
+            200: ThreadOut,
+            **NOT_FOUND,
+            409: error("The thread is closed already."),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def close(self, request: Request, pk: str) -> Response:
+        thread = selectors.thread_get(user=request.user, thread_id=pk)
+        thread_close(thread=thread)
+        return Response(ThreadOut(selectors.thread_get(user=request.user, thread_id=pk)).data)

@@ -1,0 +1,105 @@
+"""What the inner voice says: the synthesis and feedback prompts for the chat chain, and the
+deterministic offline composer used when no chat provider answers (it says so in the provider).
+
+The question reaches the model inside the prompt and nowhere else: it is never stored or logged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from innervoice.retrieval import Snippet
+
+OFFLINE_PROVIDER = "offline-composer"
+OFFLINE_MODEL = "deterministic-v1"
+FEEDBACK_TEMPERATURE = 0.2  # spec 000 Q&A 1
+
+SYSTEM = (
+    "You are an inner voice: a distinct intelligence examining someone's stored thoughts and "
+    "memories with your own analytical style. Synthesise patterns they might not see, connect "
+    "disparate memories, and build on the earlier dialogue. Ground every claim only in the "
+    "snippets given; when they do not answer the question, say so plainly. Answer briefly."
+)
+FEEDBACK_INSTRUCTION = (
+    "Propose the single highest-impact next question that would improve the answer above. "
+    "Keep it under 2 short lines. No bullets, no preamble."
+)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    position: int
+    synthesis: str
+    feedback: str
+    private: bool = False
+
+
+def synthesis_prompt(
+    *, query: str, snippets: Sequence[Snippet], history: Sequence[HistoryItem], summary: str
+) -> str:
+    parts: list[str] = []
+    if summary:
+        parts.append(f"## Earlier in this dialogue (summary)\n{summary}")
+    if history:
+        lines = []
+        for item in history:
+            lines.append(f"[{item.position}] You synthesised: {item.synthesis}")
+            if item.feedback:
+                lines.append(f"[{item.position}] You then asked: {item.feedback}")
+        parts.append("## Previous dialogue\n" + "\n".join(lines))
+    parts.append(f"## Question\n{query}")
+    if snippets:
+        listed = "\n".join(f"- ({s.ref}) {s.text}" for s in snippets)
+        parts.append(f"## Snippets\n{listed}")
+    else:
+        parts.append("## Snippets\n(none matched)")
+    parts.append(
+        "Answer in a few sentences, grounded only in the snippets above (and the dialogue). "
+        "No preamble."
+    )
+    return "\n\n".join(parts)
+
+
+def feedback_prompt(*, answer: str) -> str:
+    return f"{answer}\n\n{FEEDBACK_INSTRUCTION}"
+
+
+def first_sentence(text: str, limit: int = 200) -> str:
+    for match in _SENTENCE.finditer(text):
+        sentence = " ".join(match.group().split())
+        if len(sentence.split()) >= 2 and not sentence.lower().startswith("sources:"):
+            return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+    return " ".join(text.split())[:limit]
+
+
+def synthesis_offline(*, snippets: Sequence[Snippet]) -> str:
+    """Deterministic: the same snippets give the same text, built only from their words."""
+    if not snippets:
+        return (
+            "No chat model answered, and none of your stored thoughts or memories match this "
+            "question yet."
+        )
+    lines = [
+        f"No chat model answered; here is what your stored material says ({OFFLINE_PROVIDER}):"
+    ]
+    lines += [f"- {first_sentence(s.text)} ({s.ref})" for s in snippets[:3]]
+    return "\n".join(lines)
+
+
+def feedback_offline(*, snippets: Sequence[Snippet]) -> str:
+    if not snippets:
+        return "What have you already written down that bears on this question?"
+    return f"What would confirm or contradict this: {first_sentence(snippets[0].text, 120)}?"
+
+
+def lines_truncate(text: str, max_lines: int) -> str:
+    """The first ``max_lines`` non-blank lines (spec 000 Q&A 9: on newline boundaries)."""
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines[:max_lines])
+
+
+def sources_line(sources_compact: str) -> str:
+    return f"Sources: {sources_compact}" if sources_compact else "Sources: none"

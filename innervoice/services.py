@@ -1,0 +1,361 @@
+"""The inner voice (specs 000 and 001): retrieve snippets, synthesise through the chat chain (or
+the offline composer), ask a follow-up question, and store the two-thought chain in a dialogue
+thread.
+
+The user's question is never stored and never logged (specs/README.md, Decisions): it exists
+only in this request's memory and in the prompt sent to the chat provider.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from innervoice import compose
+from innervoice.models import DialogueExchange, DialogueThread
+from innervoice.retrieval import Selection, snippets_select
+from innervoice.selectors import thread_get, thread_history, thread_open_latest
+from kg.models import EdgeCandidate, EntityCandidate
+from kg.services import thought_extract_on_commit
+from legacymind.errors import Conflict, ServiceError
+from legacymind.providers import chat
+from legacymind.providers.embeddings import fields_for, get_provider
+from thoughts.models import Thought
+from thoughts.think.persist import thought_store
+
+logger = logging.getLogger("innervoice")
+SUMMARY_MAX = 4000
+
+
+@dataclass(frozen=True)
+class AskParams:
+    query: str
+    top_k: int = 10
+    floor: float = 0.3
+    mix: float = 0.6
+    include_private: bool = False
+    include_tags: list[str] = field(default_factory=list)
+    exclude_tags: list[str] = field(default_factory=list)
+    auto_extract_to_kg: bool = True
+    previous_thought_id: uuid.UUID | None = None
+    include_feedback: bool = True
+    feedback_max_lines: int = 3
+    thread_id: uuid.UUID | None = None
+    new_thread: str | None = None
+
+
+@dataclass(frozen=True)
+class Extracted:
+    status: str  # staged (ran in-process) | queued (a worker will run it) | skipped
+    entities: int | None = None
+    relationships: int | None = None
+
+
+@dataclass(frozen=True)
+class AskResult:
+    answer: str
+    synthesis: Thought
+    feedback: Thought | None
+    selection: Selection
+    synth_provider: str
+    synth_model: str
+    embedding_dim: int
+    extracted: Extracted
+    thread: DialogueThread
+    position: int
+
+
+@dataclass(frozen=True)
+class _ThreadPlan:
+    thread: DialogueThread | None  # continue this one
+    topic: str  # else start one with this topic
+    expired: DialogueThread | None = None  # and end this one (timed out)
+
+
+def _timed_out(thread: DialogueThread) -> bool:
+    limit = timedelta(seconds=settings.SURR_INNER_VOICE_TIMEOUT)
+    return timezone.now() - thread.last_interaction >= limit
+
+
+def _thread_plan(*, owner: Any, params: AskParams) -> _ThreadPlan:
+    if params.thread_id is not None:
+        thread = thread_get(user=owner, thread_id=params.thread_id)
+        if thread.status == DialogueThread.Status.CLOSED:
+            raise Conflict(
+                f"thread {thread.id} is closed; start a new one with new_thread",
+                fields={"thread_id": ["This thread is closed."]},
+            )
+        if _timed_out(thread):
+            raise Conflict(
+                f"thread {thread.id} ended after {settings.SURR_INNER_VOICE_TIMEOUT} s without "
+                "interaction; start a new one with new_thread",
+                fields={"thread_id": ["This thread timed out."]},
+            )
+        return _ThreadPlan(thread, "")
+    if params.new_thread is not None:
+        return _ThreadPlan(None, params.new_thread)
+    latest = thread_open_latest(user=owner)
+    if latest is None:
+        return _ThreadPlan(None, "")
+    if _timed_out(latest):
+        return _ThreadPlan(None, "", expired=latest)
+    return _ThreadPlan(latest, "")
+
+
+def _chat_environ() -> dict[str, str] | None:
+    """The chain's environment, with SURR_INNER_VOICE_MODEL as the CLI's model when set."""
+    if not settings.SURR_INNER_VOICE_MODEL:
+        return None
+    return {**os.environ, "IV_MODELS": settings.SURR_INNER_VOICE_MODEL}
+
+
+def _synthesise(prompt: str, selection: Selection) -> tuple[str, str, str]:
+    try:
+        result = chat.complete(
+            prompt,
+            system=compose.SYSTEM,
+            temperature=settings.SURR_INNER_VOICE_TEMP,
+            environ=_chat_environ(),
+        )
+    except chat.ChatError as exc:
+        logger.info("inner_voice: no chat provider (%s); offline composer", type(exc).__name__)
+        text = compose.synthesis_offline(snippets=selection.snippets)
+        return text, compose.OFFLINE_PROVIDER, compose.OFFLINE_MODEL
+    return result.text, result.provider, result.model
+
+
+def _feedback(answer: str, selection: Selection, *, offline: bool, max_lines: int) -> str:
+    text = ""
+    if not offline:
+        try:
+            text = chat.complete(
+                compose.feedback_prompt(answer=answer),
+                temperature=compose.FEEDBACK_TEMPERATURE,
+                environ=_chat_environ(),
+            ).text
+        except chat.ChatError as exc:
+            logger.info("inner_voice: feedback offline (%s)", type(exc).__name__)
+    text = compose.lines_truncate(text, max_lines)
+    return text or compose.lines_truncate(
+        compose.feedback_offline(snippets=selection.snippets), max_lines
+    )
+
+
+def _check_previous(*, owner: Any, thought_id: uuid.UUID | None) -> None:
+    if thought_id is None:
+        return
+    if not Thought.objects.filter(id=thought_id, owner_id=owner.pk).exists():
+        raise ServiceError(
+            f"previous_thought_id {thought_id} is not one of your thoughts",
+            fields={"previous_thought_id": ["No such thought of yours."]},
+        )
+
+
+def thread_summarize(*, thread: DialogueThread, window: int) -> int:
+    """Fold the exchanges older than the last ``window`` into the thread's summary (one line per
+    exchange, the first sentence of its synthesis) and mark them summarized. Deterministic;
+    a private exchange is named, not quoted. Returns how many were folded."""
+    open_rows = list(
+        thread.exchanges.filter(summarized=False)
+        .select_related("synthesis_thought")
+        .order_by("position")
+    )
+    fold = open_rows[: max(0, len(open_rows) - window)]
+    if not fold:
+        return 0
+    lines = [thread.summary] if thread.summary else []
+    for row in fold:
+        synthesis = row.synthesis_thought
+        said = (
+            "(private exchange)"
+            if synthesis.is_private
+            else compose.first_sentence(synthesis.content)
+        )
+        lines.append(f"#{row.position}: {said}")
+    summary = "\n".join(lines)
+    if len(summary) > SUMMARY_MAX:  # keep the most recent lines
+        summary = summary[-SUMMARY_MAX:].split("\n", 1)[-1]
+    thread.summary = summary
+    thread.save(update_fields=["summary"])
+    DialogueExchange.objects.filter(id__in=[row.id for row in fold]).update(summarized=True)
+    return len(fold)
+
+
+def thread_close(*, thread: DialogueThread, reason: str = "closed") -> DialogueThread:
+    """End a thread (inner_voice_close). Closing a closed thread is a 409."""
+    with transaction.atomic():
+        locked = DialogueThread.objects.select_for_update().get(pk=thread.pk)
+        if locked.status == DialogueThread.Status.CLOSED:
+            raise Conflict(f"thread {thread.id} is closed already")
+        locked.status = DialogueThread.Status.CLOSED
+        locked.closed_at = timezone.now()
+        locked.close_reason = reason
+        locked.save(update_fields=["status", "closed_at", "close_reason"])
+    return locked
+
+
+def _thread_for_write(*, owner: Any, plan: _ThreadPlan) -> DialogueThread:
+    """Inside the transaction: the plan's thread, locked and still open, or a new one."""
+    if plan.thread is not None:
+        thread = DialogueThread.objects.select_for_update().get(pk=plan.thread.pk)
+        if thread.status == DialogueThread.Status.CLOSED:
+            raise Conflict(
+                f"thread {thread.id} is closed", fields={"thread_id": ["This thread is closed."]}
+            )
+        return thread
+    if plan.expired is not None:
+        DialogueThread.objects.filter(pk=plan.expired.pk, status="open").update(
+            status=DialogueThread.Status.CLOSED, closed_at=timezone.now(), close_reason="timeout"
+        )
+    return DialogueThread.objects.create(owner=owner, topic=plan.topic)
+
+
+def _extracted(*, requested: bool, queued: bool, ran: list[bool], synth_id: Any) -> Extracted:
+    if not requested or not queued:
+        return Extracted("skipped")
+    if not ran or not settings.CELERY_TASK_ALWAYS_EAGER:
+        return Extracted("queued")
+    return Extracted(
+        "staged",
+        EntityCandidate.objects.filter(staged_by_thought_id=synth_id).count(),
+        EdgeCandidate.objects.filter(staged_by_thought_id=synth_id).count(),
+    )
+
+
+def inner_voice_ask(*, owner: Any, params: AskParams) -> AskResult:
+    """Answer ``params.query`` from the caller's stored material and store the synthesis and
+    feedback thoughts (never the query) in one transaction. An embedding failure raises (503)
+    before anything is written; no chat provider answering is not an error (offline composer)."""
+    started = time.monotonic()
+    _check_previous(owner=owner, thought_id=params.previous_thought_id)
+    plan = _thread_plan(owner=owner, params=params)
+
+    provider = get_provider()
+    vector = [float(x) for x in provider.embed([params.query])[0]]
+    selection = snippets_select(
+        user=owner,
+        vector=vector,
+        model=provider.model,
+        top_k=params.top_k,
+        floor=params.floor,
+        mix=params.mix,
+        include_private=params.include_private,
+        include_tags=params.include_tags,
+        exclude_tags=params.exclude_tags,
+    )
+    history: list[compose.HistoryItem] = []
+    summary = ""
+    if plan.thread is not None:
+        window = settings.SURR_INNER_VOICE_HISTORY
+        history = thread_history(
+            thread=plan.thread, window=window, include_private=params.include_private
+        )
+        summary = plan.thread.summary
+    prompt = compose.synthesis_prompt(
+        query=params.query, snippets=selection.snippets, history=history, summary=summary
+    )
+    answer, synth_provider, synth_model = _synthesise(prompt, selection)
+    feedback = None
+    if params.include_feedback:
+        feedback = _feedback(
+            answer,
+            selection,
+            offline=synth_provider == compose.OFFLINE_PROVIDER,
+            max_lines=params.feedback_max_lines,
+        )
+    # Private material in, private thoughts out: its words must not leak via a public thought.
+    private = params.include_private and (selection.private or any(h.private for h in history))
+    content = f"{answer}\n\n{compose.sources_line(selection.sources_compact)}"
+    texts = [content] if feedback is None else [content, feedback]
+    vectors = provider.embed(texts)  # before any write: a failure stores nothing
+
+    ran: list[bool] = []
+    queued = False
+    with transaction.atomic():
+        thread = _thread_for_write(owner=owner, plan=plan)
+        synthesis = thought_store(
+            thought=Thought(
+                owner=owner,
+                content=content,
+                origin=Thought.Origin.INNER_VOICE,
+                injection_scale=0,
+                is_private=private,
+                previous_thought_id=params.previous_thought_id,
+                injected_memories=[
+                    {"kind": s.kind, "id": s.id, "similarity": round(s.similarity, 4)}
+                    for s in selection.snippets
+                    if s.kind != "thought"
+                ],
+                **fields_for(provider, vectors[0]),
+            ),
+            injected=[],
+            extract=False,
+        )
+        feedback_thought = None
+        if feedback is not None:
+            feedback_thought = thought_store(
+                thought=Thought(
+                    owner=owner,
+                    content=feedback,
+                    origin=Thought.Origin.INNER_VOICE_FEEDBACK,
+                    injection_scale=0,
+                    is_private=private,
+                    previous_thought_id=synthesis.id,
+                    **fields_for(provider, vectors[1]),
+                ),
+                injected=[],
+                extract=False,
+            )
+        last = thread.exchanges.aggregate(last=Max("position"))["last"] or 0
+        DialogueExchange.objects.create(
+            thread=thread,
+            position=last + 1,
+            synthesis_thought=synthesis,
+            feedback_thought=feedback_thought,
+            thoughts_provided=selection.thought_ids,
+            memories_injected=selection.memory_refs,
+        )
+        thread.last_interaction = timezone.now()
+        thread.save(update_fields=["last_interaction"])
+        thread_summarize(thread=thread, window=settings.SURR_INNER_VOICE_HISTORY)
+        if params.auto_extract_to_kg:
+            queued = thought_extract_on_commit(thought_id=synthesis.id, origin="inner_voice")
+            if queued:  # runs after the extraction's own hook: in eager mode it has staged
+                transaction.on_commit(lambda: ran.append(True))
+
+    extracted = _extracted(
+        requested=params.auto_extract_to_kg, queued=queued, ran=ran, synth_id=synthesis.id
+    )
+    logger.info(
+        "inner_voice synth_id=%s feedback_id=%s provider=%s model=%s entities=%s edges=%s "
+        "latency_ms=%d",
+        synthesis.id,
+        feedback_thought.id if feedback_thought else None,
+        synth_provider,
+        synth_model,
+        extracted.entities if extracted.entities is not None else extracted.status,
+        extracted.relationships if extracted.relationships is not None else extracted.status,
+        int((time.monotonic() - started) * 1000),
+    )
+    return AskResult(
+        answer=answer,
+        synthesis=synthesis,
+        feedback=feedback_thought,
+        selection=selection,
+        synth_provider=synth_provider,
+        synth_model=synth_model,
+        embedding_dim=provider.dim,
+        extracted=extracted,
+        thread=thread,
+        position=last + 1,
+    )

@@ -1,0 +1,99 @@
+"""The chat chain behind the inner voice (CLI fixture script, Grok on a loopback server, the
+offline composer) and the KG extraction of the synthesis."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from kg.models import EdgeCandidate, EntityCandidate
+from tests.innervoice.conftest import FAKE_CLI, QUERY, ask, thought_at
+from thoughts.models import Thought
+
+pytestmark = pytest.mark.django_db
+
+
+def test_cli_answers_with_the_prompt_on_stdin(api, user, monkeypatch, tmp_path, settings):
+    record, argv = tmp_path / "prompt.txt", tmp_path / "argv.json"
+    monkeypatch.setenv("IV_CLI_CMD", f"{sys.executable} {FAKE_CLI}")
+    monkeypatch.setenv("FAKE_CLI_MODE", "ok")
+    monkeypatch.setenv("FAKE_CLI_RECORD", str(record))
+    monkeypatch.setenv("FAKE_CLI_ARGV", str(argv))
+    settings.SURR_INNER_VOICE_MODEL = "gemini-iv-test"
+    thought_at(user, 0.9, 1, content="Billing keeps its invoices in Postgres.")
+
+    body = ask(api, include_feedback=False, auto_extract_to_kg=False).json()
+
+    assert (body["synth_provider"], body["synth_model"]) == ("cli", "gemini-iv-test")
+    assert json.loads(body["answer"])["entities"]  # the fixture's answer, verbatim
+    prompt = record.read_text()
+    assert QUERY in prompt and "Billing keeps its invoices in Postgres." in prompt
+    assert json.loads(argv.read_text()) == ["-m", "gemini-iv-test"]
+
+
+def test_cli_failure_falls_back_to_grok(api, monkeypatch, voice):
+    monkeypatch.setenv("IV_CLI_CMD", f"{sys.executable} {FAKE_CLI}")
+    monkeypatch.setenv("FAKE_CLI_MODE", "fail")
+    body = ask(api, auto_extract_to_kg=False).json()
+    assert (body["synth_provider"], body["synth_model"]) == ("grok", "grok-test")
+    assert len([r for r in voice.requests if r["path"].endswith("/chat/completions")]) == 2
+
+
+def test_no_chat_provider_gives_the_offline_composer_which_says_so(api, user):
+    source = thought_at(user, 0.9, 2, content="Billing keeps its invoices in Postgres.")
+    first = ask(api, auto_extract_to_kg=False)
+    assert first.status_code == 201
+    body = first.json()
+    assert body["synth_provider"] == "offline-composer"
+    assert body["answer"].startswith("No chat model answered")
+    assert f"thoughts:{source.id}" in body["answer"]
+    assert "Billing keeps its invoices in Postgres." in body["answer"]
+    assert body["feedback"] and len(body["feedback"].splitlines()) <= 3
+    again = ask(api, auto_extract_to_kg=False).json()
+    assert (again["answer"], again["feedback"]) == (body["answer"], body["feedback"])
+    assert Thought.objects.filter(origin="inner_voice").count() == 2
+
+
+def test_offline_composer_without_any_snippet(api):
+    body = ask(api, auto_extract_to_kg=False).json()
+    assert body["sources_compact"] == ""
+    assert "none of your stored thoughts" in body["answer"]
+
+
+def test_extraction_stages_candidates_by_the_synthesis_thought(
+    api, voice, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        body = ask(api).json()
+    synth_id = body["synth_thought_id"].removeprefix("thoughts:")
+    feedback_id = body["feedback_thought_id"].removeprefix("thoughts:")
+    entities = EntityCandidate.objects.all()
+    assert {e.name for e in entities} == {"Billing Service", "Postgres"}
+    assert {str(e.staged_by_thought_id) for e in entities} == {synth_id}
+    assert {e.origin for e in entities} == {"inner_voice"}
+    edge = EdgeCandidate.objects.get()
+    assert str(edge.staged_by_thought_id) == synth_id and edge.origin == "inner_voice"
+    assert not EntityCandidate.objects.filter(staged_by_thought_id=feedback_id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_process_extraction_reports_the_staged_counts(api, voice):
+    body = ask(api).json()
+    assert body["extracted"] == {"status": "staged", "entities": 2, "relationships": 1}
+
+
+def test_no_extraction_when_auto_extract_is_off(api, voice, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        body = ask(api, auto_extract_to_kg=False).json()
+    assert body["extracted"] == {"status": "skipped", "entities": None, "relationships": None}
+    assert callbacks == [] and not EntityCandidate.objects.exists()
+
+
+def test_extraction_inside_an_outer_transaction_is_reported_queued(
+    api, voice, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        body = ask(api).json()
+    assert body["extracted"]["status"] == "queued" and len(callbacks) == 2
