@@ -92,7 +92,8 @@ def synthesis_offline(*, snippets: Sequence[Snippet]) -> str:
 def feedback_offline(*, snippets: Sequence[Snippet]) -> str:
     if not snippets:
         return "What have you already written down that bears on this question?"
-    return f"What would confirm or contradict this: {first_sentence(snippets[0].text, 120)}?"
+    claim = first_sentence(snippets[0].text, 120).rstrip(" .!?…")
+    return f"What would confirm or contradict this: {claim}?"
 
 
 def lines_truncate(text: str, max_lines: int) -> str:

@@ -20,6 +20,7 @@ from pgvector.django import CosineDistance, VectorField
 
 from kg.models import Entity, Observation
 from legacymind.vectors import nearest
+from thoughts.models import Thought
 from thoughts.selectors import Viewer, memories_visible_to, thoughts_visible_to
 
 SNIPPET_MAX = 800
@@ -103,7 +104,12 @@ def _candidates(
     include_tags: list[str],
     exclude_tags: list[str],
 ) -> dict[str, list[Snippet]]:
-    thoughts = thoughts_visible_to(user).defer("embedding")
+    # Follow-up questions the inner voice asked are not material to answer from.
+    thoughts = (
+        thoughts_visible_to(user)
+        .exclude(origin=Thought.Origin.INNER_VOICE_FEEDBACK)
+        .defer("embedding")
+    )
     if not include_private:
         thoughts = thoughts.filter(is_private=False)
     if include_tags:

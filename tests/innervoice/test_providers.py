@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from innervoice.compose import feedback_offline
+from innervoice.retrieval import Snippet
 from kg.models import EdgeCandidate, EntityCandidate
 from tests.innervoice.conftest import FAKE_CLI, QUERY, ask, thought_at
 from thoughts.models import Thought
@@ -97,3 +99,12 @@ def test_extraction_inside_an_outer_transaction_is_reported_queued(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         body = ask(api).json()
     assert body["extracted"]["status"] == "queued" and len(callbacks) == 2
+
+
+def test_the_offline_follow_up_is_one_clean_question():
+    snippet = Snippet(
+        "thought", 1, "I keep saying yes to every meeting. Then I resent it.", 0.9, False
+    )
+    assert feedback_offline(snippets=[snippet]) == (
+        "What would confirm or contradict this: I keep saying yes to every meeting?"
+    )

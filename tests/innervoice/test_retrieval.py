@@ -154,3 +154,21 @@ def test_tags_select_and_exclude_thoughts(user):
     other = thought_at(user, 0.9, 121, content="Debug notes", tags=["debug"])
     assert refs(select(user, include_tags=["plan"])) == {f"thoughts:{tagged.id}"}
     assert refs(select(user, exclude_tags=["plan"])) == {f"thoughts:{other.id}"}
+
+
+def test_the_inner_voices_own_follow_up_questions_are_not_material(user):
+    """A feedback thought is a question the inner voice asked, not something the writer knows;
+    a synthesis stays material (the dialogue builds on it)."""
+    question = thought_at(
+        user,
+        0.95,
+        11,
+        content="Which path fails first?",
+        origin=Thought.Origin.INNER_VOICE_FEEDBACK,
+    )
+    synthesis = thought_at(
+        user, 0.9, 12, content="Billing leans on Postgres.", origin=Thought.Origin.INNER_VOICE
+    )
+    found = refs(select(user))
+    assert f"thoughts:{question.id}" not in found
+    assert f"thoughts:{synthesis.id}" in found
