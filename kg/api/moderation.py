@@ -45,12 +45,22 @@ class KgExtractOutput(serializers.Serializer[Any]):
     staged = KgStagedCounts()
 
 
+class ExtractText(serializers.CharField):
+    """The text to extract from: a JSON string (DRF's CharField would read 5 as "5", a text
+    nobody wrote) that is not blank once trimmed, so whitespace never reaches a model."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
 class ExtractView(APIView):
     """Run the extractor chain (CLI -> Grok -> heuristic) on a text and stage the results as
     pending candidates; ``dry_run`` writes nothing."""
 
     class KgExtractInput(serializers.Serializer[Any]):
-        text = serializers.CharField(max_length=200_000, trim_whitespace=False)
+        text = ExtractText(max_length=200_000)
         dry_run = serializers.BooleanField(default=False)
         thought_id = serializers.UUIDField(required=False, allow_null=True, default=None)
 

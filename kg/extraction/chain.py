@@ -25,6 +25,8 @@ from legacymind.providers import chat
 
 logger = logging.getLogger("kg.extract")
 SNIP = 500
+NO_PROVIDER = "none"  # the provider of an extraction from a text with nothing to read
+UNAVAILABLE = "No extraction provider is available right now; try again later."
 
 
 class ExtractionUnavailable(Unavailable):
@@ -82,7 +84,7 @@ def _cli_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
         entities, edges, dropped = parse_extraction(proc.stdout)
     except ParseError as exc:
         _fail(cmd, proc.returncode, f"invalid output: {exc}", proc.stdout, started)
-        raise _StageFailed(f"cli: {exc}") from exc
+        raise _StageFailed(f"cli: {cmd!r} answered no valid extraction") from exc
     if dropped:
         logger.debug("kg.extract_dropped_edges provider=cli count=%d", dropped)
     latency = int((time.monotonic() - started) * 1000)
@@ -101,7 +103,7 @@ def _grok_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
         entities, edges, dropped = parse_extraction(answer.text)
     except ParseError as exc:
         _fail("grok", 200, f"invalid output: {exc}", answer.text, started)
-        raise _StageFailed(f"grok: {exc}") from exc
+        raise _StageFailed("grok: answered no valid extraction") from exc
     if dropped:
         logger.debug("kg.extract_dropped_edges provider=grok count=%d", dropped)
     return Extraction("grok", answer.model, entities, edges, answer.latency_ms)
@@ -123,6 +125,10 @@ def extract(
     stage failed and the heuristic fallback is disabled."""
     started = time.monotonic()
     body = strip_sources(text).strip()
+    if not body:
+        # Nothing but whitespace and citations: a model asked about an empty text can only
+        # invent what it answers, and each call may cost a paid request.
+        return _logged(Extraction(NO_PROVIDER, ""), thought_id=thought_id, started=started)
     limit = settings.KG_EXTRACT_MAX_CHARS
     prompt = build_prompt(body[:limit], truncated=len(body) > limit)
     failures: list[str] = []
@@ -144,13 +150,28 @@ def extract(
     if (result is None or result.empty) and settings.SURR_IV_HEURISTIC_FALLBACK:
         result = heuristic().extract(body)
     if result is None:
-        raise ExtractionUnavailable(
-            "no extractor answered ("
-            + "; ".join(failures)
-            + ") and the heuristic fallback is disabled (SURR_IV_HEURISTIC_FALLBACK=0)"
+        # The stages' failures name the server's configuration (commands, timeouts, the Grok
+        # error class, settings): operators read them here, users get a plain sentence.
+        logger.warning(
+            "kg.extract_unavailable %s",
+            json.dumps(
+                {
+                    "thought_id": str(thought_id) if thought_id else None,
+                    "failures": failures,
+                    "heuristic_fallback": "disabled (SURR_IV_HEURISTIC_FALLBACK=0)",
+                }
+            ),
         )
+        raise ExtractionUnavailable(UNAVAILABLE)
+    return _logged(
+        replace(result, prompt_hash=prompt_hash(prompt)), thought_id=thought_id, started=started
+    )
+
+
+def _logged(result: Extraction, *, thought_id: object, started: float) -> Extraction:
+    """The result with the chain's latency, logged by counts (never the text)."""
     latency = int((time.monotonic() - started) * 1000)
-    result = replace(result, latency_ms=latency, prompt_hash=prompt_hash(prompt))
+    result = replace(result, latency_ms=latency)
     logger.info(
         "kg.extract %s",
         json.dumps(

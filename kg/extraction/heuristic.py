@@ -4,8 +4,9 @@ The original turned every capitalised token into an entity ("The", "This", "Sour
 name is a noun phrase that is the subject or object of a relation verb ("A uses B", "X depends
 on Y", "A -> B", "X is part of Y", "replaced X with Y", ``snake_case`` relations), or a token that
 looks like a name by its spelling (CamelCase, digits, underscores, a capital word in mid-sentence).
-Determiners, pronouns, function words and punctuation never become part of a name, and the
-"Sources:" line of a synthesis is never read.
+Determiners, pronouns, function words and punctuation never become part of a name, and a
+synthesis's citations (its "Sources:" list, ``thoughts:``/``kge:``/``kgo:`` ids) are never read:
+see ``phrases.strip_sources``.
 """
 
 from __future__ import annotations

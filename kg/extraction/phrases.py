@@ -17,7 +17,22 @@ from kg.extraction.lexicon import (
 )
 
 _TOKEN = re.compile(r"-->|->|=>|→|[\w][\w\-.'’+#/]*[\w+#]|[\w]|[&,;:.!?()\"“”]")  # noqa: RUF001
-_SOURCES_LINE = re.compile(r"^\s*(?:[*_#>\-]+\s*)?sources?\s*:.*$", re.IGNORECASE | re.MULTILINE)
+# Citations a synthesis adds (specs 000/001). Possessive quantifiers: a text of 200,000 "*" or
+# spaces must not make these backtrack.
+_LABEL = r"(?:sources?|references?)[ \t*_]*+(?:\([ \t]*+\d++[ \t]*+\)|\d++)?[ \t*_]*+"
+# "Sources:", "**Sources**:", "## References", "Sources (3):", "> - Sources: ...": the whole line.
+_CITATIONS_HEADING = re.compile(rf"^[ \t#>*_+\-]*+{_LABEL}(?::|\s*$)", re.IGNORECASE)
+# "... depends on Postgres. Sources: thoughts:3f2a kge:12": the rest of the line.
+_CITATIONS_TAIL = re.compile(rf"(?<=[.!?)\]])[ \t]++{_LABEL}:.*$", re.IGNORECASE)
+# An item of the list under a citations heading, or an indented line continuing one.
+_LIST_ITEM = re.compile(r"^(?:[ \t]*+(?:[-*+•]|\d++[.)]|\[\d++\])[ \t]|[ \t]{2})")
+_CITATION = r"\b(?:thoughts?|kge|kgo):[\w\-]++"
+# "thoughts:<uuid>", "kge:12", and "[thoughts:3f2a]" or "(kge:1, kgo:2)" with their brackets,
+# each with the spaces before it, so the words around it stay one space apart.
+_CITATION_TOKENS = re.compile(
+    rf"[ \t]*+(?:[\[(][ \t]*+{_CITATION}(?:[ \t]*+[,;][ \t]*+{_CITATION})*+[ \t]*+[\])]|{_CITATION})",
+    re.IGNORECASE,
+)
 _SENTENCE_END = {".", "!", "?", ";", ":", "(", ")", '"', "“", "”"}
 _SNAKE_REL = re.compile(r"^[a-z]+(?:_[a-z]+)*_(?:to|from|on|of|with|by|in|into|for)$")
 _SNAKE_VERB = re.compile(r"^(?:uses|calls|owns|manages|feeds|triggers|contains|includes)_[a-z_]+$")
@@ -48,8 +63,23 @@ class Tok:
 
 
 def strip_sources(text: str) -> str:
-    """Drop the "Sources:" lines a synthesis ends with: citations are not knowledge."""
-    return _SOURCES_LINE.sub("", text)
+    """The text without its citations, which are not knowledge: a "Sources:" or "References:"
+    line or heading with the list under it, a trailing "Sources: ..." after a sentence, and
+    ``thoughts:``/``kge:``/``kgo:`` ids anywhere (read as names, they would stage a private
+    thought's id as an entity)."""
+    kept: list[str] = []
+    in_list = False
+    for line in text.split("\n"):
+        if _CITATIONS_HEADING.match(line):
+            in_list = True
+            kept.append("")
+            continue
+        if in_list and (not line.strip() or _LIST_ITEM.match(line)):
+            kept.append("")
+            continue
+        in_list = False
+        kept.append(_CITATIONS_TAIL.sub("", line))
+    return _CITATION_TOKENS.sub("", "\n".join(kept))
 
 
 def tokenize(text: str) -> list[list[Tok]]:
