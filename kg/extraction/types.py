@@ -23,7 +23,7 @@ class ExtractedEdge:
 
 @dataclass(frozen=True)
 class Extraction:
-    provider: str  # "cli", "grok", "heuristic"
+    provider: str  # "cli", "grok", "heuristic", or "none" (nothing left to read once citations go)
     model: str
     entities: list[ExtractedEntity] = field(default_factory=list)
     edges: list[ExtractedEdge] = field(default_factory=list)
