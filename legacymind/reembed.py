@@ -123,6 +123,15 @@ class ReembedSummary:
         }
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, with what the run had done by then (every finished batch is kept,
+    and an index taken out has been built again unless a second Ctrl-C stopped that too)."""
+
+    def __init__(self, summary: ReembedSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+
 def stale_rows(provider: EmbeddingProvider) -> models.Q:
     """Rows without a vector, or with one from another provider, model or dimension."""
     current = models.Q(
@@ -251,6 +260,10 @@ def rows_reembed(
                         progress(done, total)
             if taken:  # back once the block has closed
                 counts.index_rebuilt, counts.index_seconds = taken.name, taken.build_seconds
+    except KeyboardInterrupt as exc:
+        # Raised again with the counts so far: the command reports them instead of a traceback.
+        summary.seconds = time.perf_counter() - started
+        raise Interrupted(summary) from exc
     except EmbeddingError as exc:
         raise EmbeddingError(
             f"{exc.detail} ({done} rows were re-embedded before this; run again to resume)"

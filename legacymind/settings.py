@@ -12,9 +12,9 @@ from legacymind.conf.env import env_bool as _flag
 from legacymind.conf.env import env_choice as _choice
 from legacymind.conf.env import env_float as _number
 from legacymind.conf.env import env_int as _integer
-from legacymind.conf.env import env_pg_size as _pg_size
 from legacymind.conf.env import env_rate as _rate
 from legacymind.conf.env import env_secret as _secret
+from legacymind.conf.pg import env_pg_size_at_least as _pg_size_at_least
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -81,7 +81,7 @@ TEMPLATES = [
 PGDATA_DIR = Path(env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var" / "pgdata")))
 # HNSW builds are ~5x faster with 1GB than with the 64MB default (100k x 384: 56 s vs 294 s).
 # Passed to every connection: a bad size would fail each connection with Postgres' message.
-MAINTENANCE_WORK_MEM = _pg_size("PG_MAINTENANCE_WORK_MEM", "1GB")
+MAINTENANCE_WORK_MEM = _pg_size_at_least("PG_MAINTENANCE_WORK_MEM", "1GB", minimum="1MB")
 # HNSW search breadth per query: pgvector's default 40 gave recall@10 0.94 at 100k clustered
 # vectors, 100 gave 0.985 for ~1 ms more, 160 cost the same as 100 (docs/benchmarks.md,
 # "Retrieval"). 160 is what think's injection asks for (SURR_INJECT_EF_SEARCH): with the two
@@ -90,7 +90,8 @@ HNSW_EF_SEARCH = _integer("HNSW_EF_SEARCH", 160, low=1, high=1000)
 # The embedded server's buffer cache (a DATABASE_URL server keeps its own configuration).
 # Postgres' 128MB default is smaller than one HNSW index at 100k x 384 (195MB): a think's search
 # then reads ~1,300 of its ~4,400 pages from the OS cache instead of shared memory.
-PG_SHARED_BUFFERS = _pg_size("PG_SHARED_BUFFERS", "512MB")
+# Postgres' minimum is 16 buffers of 8kB: below it the embedded server would not start.
+PG_SHARED_BUFFERS = _pg_size_at_least("PG_SHARED_BUFFERS", "512MB", minimum="128kB")
 if env.str("DATABASE_URL", default=""):
     try:
         _db = env.db_url("DATABASE_URL")
@@ -121,13 +122,49 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: Celery broker and cache, or eager tasks and the database cache ------------------
 REDIS_URL = env.str("REDIS_URL", default="")
-if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
-    raise ImproperlyConfigured("REDIS_URL must start with redis://, rediss:// or unix://")
+
+
+def _check_redis_url(url: str) -> None:
+    # redis-py reads "redis://" as localhost:6379/0 and a bad port only when it first
+    # connects (/healthz then said "error: ValueError"): refuse both here, naming the variable.
+    # The message never repeats the URL, which may hold a password.
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        raise ImproperlyConfigured("REDIS_URL must start with redis://, rediss:// or unix://")
+    if parts.scheme == "unix":
+        if not parts.path:
+            raise ImproperlyConfigured("REDIS_URL must name a socket, e.g. unix:///run/redis.sock")
+        db = parse_qs(parts.query).get("db", [""])[0]
+    else:
+        if not parts.hostname:
+            raise ImproperlyConfigured("REDIS_URL must name a host, e.g. redis://redis:6379/0")
+        try:
+            port = parts.port  # ValueError: not a number, or over 65535
+        except ValueError:
+            port = 0
+        if port == 0 or parts.netloc.endswith(":"):
+            raise ImproperlyConfigured("REDIS_URL has a bad port: a whole number from 1 to 65535")
+        db = parts.path.strip("/") or parse_qs(parts.query).get("db", [""])[0]
+    if db and not db.isdigit():
+        raise ImproperlyConfigured("REDIS_URL has a bad database number: a whole number, e.g. /0")
+
+
 if REDIS_URL:
+    _check_redis_url(REDIS_URL)
+    # Redis-py waits forever on a host that drops packets: a request then hangs on the cache.
+    _redis_timeouts = {"socket_connect_timeout": 2, "socket_timeout": 2}
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": _redis_timeouts,
+        }
     }
     CELERY_BROKER_URL = REDIS_URL
+    # Only the worker-path checks (legacymind.ping, db_ping) read results; every other task is
+    # fire-and-forget (CELERY_TASK_IGNORE_RESULT below), so publishing one never touches this.
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
 else:
@@ -138,10 +175,27 @@ else:
             "LOCATION": "legacymind_cache",
         }
     }
-    CELERY_BROKER_URL = "memory://"
+    # Eager tasks never reach the broker, but Celery still opens a producer for them; a URL
+    # without a host made kombu warn "Reverting to default 'localhost'" on every first task.
+    CELERY_BROKER_URL = "memory://localhost/"
     CELERY_RESULT_BACKEND = "cache+memory://"
     CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# No caller waits for a task's result: storing one cost a Redis write per task, and with Redis
+# down the result backend retried 20 x 1 s inside every publish (a 20 s request).
+CELERY_TASK_IGNORE_RESULT = True
+# A publish runs after the request's commit: with the broker down it must fail within about a
+# second (legacymind.celery.publish_on_commit logs it), not hold a web thread.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 2, "interval_start": 0, "interval_step": 0.5}
+}
 CELERY_TASK_ACKS_LATE = True
 # Celery's Django fixup closes the database connection before and after every task unless this
 # is set, whatever CONN_MAX_AGE says: a new connection was ~8 ms of the ~12 an access bump took.
@@ -168,6 +222,12 @@ if EMBEDDING_PROVIDER == "openai" and not OPENAI_API_KEY:
     raise ImproperlyConfigured("EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY")
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="")
 EMBEDDING_DIM = _integer("EMBEDDING_DIM", 0, low=0, high=16000)  # 0: the model's own size
+if EMBEDDING_PROVIDER == "local" and EMBEDDING_DIM not in (0, 384):
+    # The local model's size is fixed (LOCAL_DIM in providers/embeddings.py); found only at the
+    # first embedding, the mismatch made every request that embeds answer 503.
+    raise ImproperlyConfigured(
+        f"EMBEDDING_DIM={EMBEDDING_DIM} but the local model is 384-d: unset it or set 384"
+    )
 EMBEDDING_BATCH_SIZE = _integer("EMBEDDING_BATCH_SIZE", 64, low=1, high=2048)
 EMBEDDING_TIMEOUT = _number("EMBEDDING_TIMEOUT", 30.0, low=0.1, high=600)
 EMBEDDING_MAX_RETRIES = _integer("EMBEDDING_MAX_RETRIES", 4, low=0, high=10)
@@ -284,11 +344,23 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {"as_warning": {"()": "legacymind.conf.logs.AsWarningWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
-        name: {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False}
-        for name in ("legacymind", "thoughts", "kg", "innervoice", "agent")
+        **{
+            name: {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False}
+            for name in ("legacymind", "thoughts", "kg", "innervoice", "agent")
+        },
+        # Replaces Django's default "django" logger, whose own console handler (DEBUG only)
+        # printed every line a second time through the root's. "django.server" (runserver's
+        # request lines) keeps Django's handler.
+        "django": {
+            "handlers": ["console"],
+            "level": "INFO" if DEBUG else "WARNING",
+            "propagate": False,
+        },
+        "django.security.DisallowedHost": {"filters": ["as_warning"]},
     },
 }
 

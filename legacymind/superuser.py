@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser, Group
+from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
@@ -50,7 +51,8 @@ def superuser_ensure(
 ) -> SuperuserLogin:
     """Create the superuser (or keep it), put it in the moderators group, and give it a token.
 
-    ``password`` (from the environment) is applied when given. Without it a password is
+    ``password`` (from the environment) is applied when given, after AUTH_PASSWORD_VALIDATORS
+    accept it (``ValidationError`` otherwise, nothing written). Without it a password is
     generated once and kept in ``secret_path``; an existing user whose password we do not know
     keeps it.
     """
@@ -65,6 +67,8 @@ def superuser_ensure(
         assert isinstance(user, AbstractUser)
         source = "unchanged"
         if password:
+            # As createsuperuser does: the admin login is the last one to leave weak.
+            validate_password(password, user)
             source = "environment"
         else:
             password = _read_secret(secret_path, username)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
 from kg.extraction import Extraction, extract
 from kg.services.staging import StageCounts, stage_extraction
@@ -25,18 +27,26 @@ def text_extract(
 def thought_extract(
     *, thought_id: Any, origin: str | None = None, dry_run: bool = False
 ) -> tuple[Extraction, StageCounts]:
-    """Extract from a stored thought; candidates record it as ``staged_by_thought``."""
+    """Extract from a stored thought; candidates record it as ``staged_by_thought``, and
+    (unless ``dry_run``) the thought is recorded as extracted, even when nothing was staged."""
+    from kg.models import ThoughtExtraction
     from thoughts.models import Thought
 
     thought = Thought.objects.filter(id=thought_id).only("id", "content", "origin").first()
     if thought is None:
         raise NotFound(f"thought {thought_id} does not exist")
-    return text_extract(
-        text=thought.content,
-        dry_run=dry_run,
-        origin=origin or thought.origin or "thought",
-        thought_id=thought.id,
-    )
+    result = extract(thought.content, thought_id=thought.id)
+    if dry_run:
+        return result, StageCounts()
+    with transaction.atomic():
+        staged = stage_extraction(
+            extraction=result, origin=origin or thought.origin or "thought", thought_id=thought.id
+        )
+        ThoughtExtraction.objects.update_or_create(
+            thought_id=thought.id,
+            defaults={"extracted_at": timezone.now(), "provider": result.provider[:32]},
+        )
+    return result, staged
 
 
 def thought_extract_on_commit(*, thought_id: Any, origin: str | None = None) -> bool:

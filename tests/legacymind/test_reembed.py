@@ -241,9 +241,9 @@ def test_the_celery_task_dry_run_writes_nothing(rows):
     ("args", "message"),
     [
         (("--target", "memories"), "invalid choice: 'memories'"),
-        (("--batch-size", "0"), "batch_size must be between 1 and 2048, not 0"),
-        (("--batch-size", "5000"), "batch_size must be between 1 and 2048, not 5000"),
-        (("--limit", "0"), "limit must be at least 1"),
+        (("--batch-size", "0"), "--batch-size: must be between 1 and 2048, not 0"),
+        (("--batch-size", "5000"), "--batch-size: must be between 1 and 2048, not 5000"),
+        (("--limit", "0"), "--limit: must be at least 1"),
         (("--limit", "many"), "invalid int value: 'many'"),
     ],
 )

@@ -160,7 +160,7 @@ def test_embedding_provider_defaults_to_local_and_to_openai_with_a_key():
 def test_without_redis_url_tasks_run_eagerly_and_the_cache_is_the_database():
     values = loaded(REDIS_URL=None)
     assert values["eager"] is True
-    assert values["broker"] == "memory://"
+    assert values["broker"] == "memory://localhost/"  # a host: kombu warned without one
     assert values["cache"] == "django.core.cache.backends.db.DatabaseCache"
     assert values["cache_location"] == "legacymind_cache"
 

@@ -27,13 +27,28 @@ def _since(value: str) -> datetime:
 
 
 class Command(BaseCommand):
-    help = "Run the extractor chain (CLI -> Grok -> heuristic) over thoughts and stage candidates."
+    help = (
+        "Run the extractor chain (CLI -> Grok -> heuristic) over thoughts and stage candidates "
+        "for moderation. Takes the oldest thoughts not extracted yet (a thought counts as "
+        "extracted once a run, or the automatic extraction on think, has staged its results, "
+        "even if it found nothing new), so running it again continues with the next --limit "
+        "thoughts. --redo takes every matching thought again; --thought ids are always taken."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--thought", action="append", default=[], help="thought id (repeat)")
         parser.add_argument("--since", help="only thoughts created at or after this date")
-        parser.add_argument("--origin", help="only thoughts with this origin")
+        parser.add_argument(
+            "--origin", help=f"only thoughts with this origin ({', '.join(Thought.Origin.values)})"
+        )
         parser.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+        parser.add_argument(
+            "--redo",
+            "--all",
+            dest="redo",
+            action="store_true",
+            help="also take thoughts already extracted (the oldest --limit of them again)",
+        )
         parser.add_argument("--dry-run", action="store_true", help="extract but write nothing")
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -49,7 +64,15 @@ class Command(BaseCommand):
         if opts["since"]:
             qs = qs.filter(created_at__gte=_since(opts["since"]))
         if opts["origin"]:
+            if opts["origin"] not in Thought.Origin.values:
+                raise CommandError(
+                    f"--origin {opts['origin']!r} is not one of {', '.join(Thought.Origin.values)}"
+                )
             qs = qs.filter(origin=opts["origin"])
+        if not opts["redo"] and not opts["thought"]:
+            # Without this, every run took the same oldest --limit thoughts and never got past
+            # them; a dry run records nothing, so it previews what the real run will take.
+            qs = qs.filter(kg_extraction__isnull=True)
         ids = list(qs.values_list("id", flat=True)[: opts["limit"]])
         if opts["thought"] and len(ids) < len(wanted):
             raise CommandError("some --thought ids do not exist")
@@ -80,6 +103,8 @@ class Command(BaseCommand):
                 )
         mode = " (dry run: nothing written)" if opts["dry_run"] else ""
         self.stdout.write(f"Extracted {len(ids) - failures} of {len(ids)} thought(s){mode}.")
+        if not ids and not opts["redo"] and not opts["thought"]:
+            self.stdout.write("Every matching thought is already extracted (--redo to redo them).")
         for provider, row in sorted(totals.items()):
             self.stdout.write(
                 f"  {provider}: {row['thoughts']} thought(s), {row['entities']} entities, "

@@ -24,7 +24,8 @@ _CONSEQUENCE = {
 
 class Command(BaseCommand):
     help = (
-        "List, approve, reject or alias staged KG candidates (filters as memories_moderate). "
+        "List, approve, reject or alias staged KG candidates: the moderation queue of the admin "
+        "and of GET /api/v1/kg/candidates/, with the same filters. "
         "Decisions need --user, a KG moderator, who is recorded as the reviewer; without --ids "
         "they apply to the page the filters select and ask for confirmation first."
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from legacymind.conf.env import env, env_int
@@ -27,13 +28,25 @@ class Command(BaseCommand):
             help="where a generated password is kept (default var/superuser.txt, mode 0600)",
         )
         parser.add_argument(
-            "--url", help="admin URL to print (default http://127.0.0.1:$PORT/admin/, PORT 8000)"
+            "--url",
+            help=(
+                "admin URL to print (default http://127.0.0.1:$PORT/admin/, PORT 8000; "
+                "`make run PORT=...` exports it, so the URL matches the server it starts)"
+            ),
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         username = env.str("DJANGO_SUPERUSER_USERNAME", default="admin").strip()
         if not username:
             raise CommandError("DJANGO_SUPERUSER_USERNAME must not be empty")
+        # Read before anything is written: `make run PORT=abc` stops here with one line,
+        # before it would start a server on a port that cannot exist.
+        try:
+            url = (
+                opts["url"] or f"http://127.0.0.1:{env_int('PORT', 8000, low=1, high=65535)}/admin/"
+            )
+        except ImproperlyConfigured as exc:
+            raise CommandError(f"{exc} (the port of the admin URL printed; or pass --url)") from exc
         try:
             login = superuser_ensure(
                 username=username,
@@ -43,8 +56,10 @@ class Command(BaseCommand):
             )
         except OSError as exc:
             raise CommandError(f"cannot store the generated password: {exc}") from exc
-        # `make run PORT=…` exports PORT, so the printed URL matches the server it starts.
-        url = opts["url"] or f"http://127.0.0.1:{env_int('PORT', 8000, low=1, high=65535)}/admin/"
+        except ValidationError as exc:
+            raise CommandError(
+                "DJANGO_SUPERUSER_PASSWORD is too weak: " + " ".join(exc.messages)
+            ) from exc
         if login.password is None:
             password = "(unchanged; set DJANGO_SUPERUSER_PASSWORD to reset it)"
         else:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+from argparse import ArgumentTypeError
+from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -10,6 +14,23 @@ from tqdm import tqdm
 from legacymind import reembed
 from legacymind.errors import ServiceError
 from legacymind.vector_indexes import INDEX_MODES
+
+
+def _int_within(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: the service checks the same bounds, but names its arguments as the
+    task takes them (batch_size); here the error names the option the operator typed."""
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ArgumentTypeError(f"invalid int value: {raw!r}") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ArgumentTypeError(f"must be {bounds}, not {value}")
+        return value
+
+    return parse
 
 
 class Command(BaseCommand):
@@ -25,11 +46,13 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--batch-size",
-            type=int,
+            type=_int_within(1, reembed.MAX_BATCH_SIZE),
             default=reembed.DEFAULT_BATCH_SIZE,
             help=f"rows per embedding call and write ({reembed.DEFAULT_BATCH_SIZE})",
         )
-        parser.add_argument("--limit", type=int, help="at most this many rows in this run")
+        parser.add_argument(
+            "--limit", type=_int_within(1), help="at most this many rows in this run"
+        )
         parser.add_argument(
             "--all", action="store_true", dest="all_rows", help="re-embed every row"
         )
@@ -50,12 +73,24 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         bar: tqdm[Any] | None = None
+        stop = threading.Event()
 
         def progress(done: int, total: int) -> None:
             nonlocal bar
             if bar is None:
                 bar = tqdm(total=total, desc="reembed", unit="row", file=self.stderr._out)
             bar.update(done - bar.n)
+            if stop.is_set():
+                # Between batches: the counts reported are exactly what was written.
+                raise KeyboardInterrupt
+
+        def on_ctrl_c(signum: int, frame: object) -> None:
+            stop.set()
+            # A second Ctrl-C stops at once (an index taken out is then built by the next run).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+        in_main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, on_ctrl_c) if in_main_thread else None
 
         def notice(line: str) -> None:
             if bar is None:
@@ -76,12 +111,24 @@ class Command(BaseCommand):
             )
         except ServiceError as exc:
             raise CommandError(exc.detail) from exc
+        except KeyboardInterrupt as exc:
+            if bar is not None:
+                bar.close()
+                bar = None
+            if isinstance(exc, reembed.Interrupted):
+                self._report(exc.summary, interrupted=True)
+            # Exit status 130, as a shell reports a command ended by Ctrl-C.
+            raise CommandError(
+                "interrupted: run the same command again to continue", returncode=130
+            ) from None
         finally:
             if bar is not None:
                 bar.close()
+            if in_main_thread:
+                signal.signal(signal.SIGINT, previous)
         self._report(summary)
 
-    def _report(self, summary: reembed.ReembedSummary) -> None:
+    def _report(self, summary: reembed.ReembedSummary, *, interrupted: bool = False) -> None:
         using = f"{summary.provider} / {summary.model} / {summary.dim}-d"
         scope = "every row" if summary.all_rows else "rows missing or from another model"
         if summary.dry_run:
@@ -92,7 +139,8 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(
-                f"Re-embedded {summary.rows} row(s) ({scope}) with {using} in "
+                ("Interrupted: re-embedded " if interrupted else "Re-embedded ")
+                + f"{summary.rows} row(s) ({scope}) with {using} in "
                 f"{summary.seconds:.2f} s ({summary.rows_per_second:.1f} rows/s)."
             )
         for label, table in summary.tables.items():
@@ -110,7 +158,7 @@ class Command(BaseCommand):
                 f"Built again {len(summary.repaired)} index(es) an earlier run had left out: "
                 + ", ".join(summary.repaired)
             )
-        if summary.remaining and not summary.dry_run:
+        if summary.remaining and not summary.dry_run and not interrupted:
             if summary.all_rows:
                 self.stdout.write(
                     f"{summary.remaining} row(s) not reached: --all starts over on every run "

@@ -1,0 +1,71 @@
+"""With the Redis cache unreachable, the journaling endpoints answer a 503 in the envelope.
+
+The cache holds the agent's rate guard and its idempotency store: without it a turn cannot be
+counted or replayed safely, so the request is refused (retryable), never run unguarded, and
+never a 500. The client is not told where Redis is; the log says."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.test import override_settings
+
+from tests.agent.conftest import BOUNDARIES_ENTRY, act, advance, init
+from tests.support.redis_server import free_port
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cache_down(caplog):
+    """The Redis cache REDIS_URL configures, at a port where nothing listens (restored before
+    the agent's cache fixture clears the database cache)."""
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/7"
+    redis_cache = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": url,
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
+    caplog.set_level(logging.WARNING)
+    with override_settings(REDIS_URL=url, CACHES={"default": redis_cache}):
+        yield port
+
+
+def unavailable(response, port: int, caplog) -> None:
+    assert response.status_code == 503, response.content
+    body = response.json()
+    assert body["error_code"] == "service_unavailable"
+    assert body["fields"] == {}
+    assert str(port) not in body["detail"] and "redis" not in body["detail"].lower()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(f"127.0.0.1:{port}" in m for m in warnings), warnings
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"mode": "init", "journal_entry": {"text": BOUNDARIES_ENTRY}}, {"mode": "bogus"}],
+    ids=["valid", "invalid"],
+)
+def test_agent_act_is_a_503_when_the_rate_guard_cannot_reach_redis(
+    client, cache_down, caplog, body
+):
+    unavailable(act(client, body), cache_down, caplog)
+
+
+def test_reflections_is_a_503_when_the_rate_guard_cannot_reach_redis(client, cache_down, caplog):
+    response = client.post(
+        "/reflections", {"journal_entry": {"text": BOUNDARIES_ENTRY}}, format="json"
+    )
+    unavailable(response, cache_down, caplog)
+
+
+def test_a_replayable_turn_is_refused_not_run_without_the_idempotency_store(
+    client, settings, cache_down, caplog
+):
+    settings.AGENT_RATE_PER_MINUTE = 0  # no rate guard: the first cache use is the store's
+    data = init(client)
+    response = advance(client, data, HTTP_IDEMPOTENCY_KEY="turn-1")
+    unavailable(response, cache_down, caplog)
