@@ -163,3 +163,24 @@ def test_a_broker_outage_after_commit_keeps_the_thought_and_answers_201(api, mem
     assert "in on_commit()" in caplog.text
     used.refresh_from_db()
     assert used.access_count == 0
+
+
+def test_a_redis_that_never_answers_fails_the_bump_within_the_projects_2_s():
+    """A host that accepts and then never answers (a dead peer behind a firewall) holds a
+    request's after-commit work for the project's 2 s Redis timeout (redis-py's own is 5 s)."""
+    from thoughts.think.touches import _client
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(silent.accept()[0]), daemon=True).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(redis.exceptions.TimeoutError):
+            _client(f"redis://127.0.0.1:{silent.getsockname()[1]}/0").rpush(QUEUE, "x")
+        assert time.monotonic() - started < 4
+    finally:
+        for conn in held:
+            conn.close()
+        silent.close()

@@ -41,7 +41,9 @@ FLAG_TTL = 60  # seconds: a lost flush blocks scheduling no longer than this
 def _client(url: str) -> Any:
     import redis
 
-    return redis.Redis.from_url(url)
+    # 2 s like the cache's and the broker's (settings), not redis-py's 5: a Redis host that
+    # never answers holds a request's after-commit work no longer than the rest does.
+    return redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
 
 
 def redis_client() -> Any | None:
