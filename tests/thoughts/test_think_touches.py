@@ -160,7 +160,11 @@ def test_a_broker_outage_after_commit_keeps_the_thought_and_answers_201(api, mem
     # retry and store it twice. The lost bump and extraction are logged instead.
     assert r.status_code == 201, r.content
     assert Thought.objects.filter(content=TEXT).count() == 1
-    assert "in on_commit()" in caplog.text
+    lost = [r.getMessage() for r in caplog.records if r.name == "legacymind.tasks"]
+    assert any(
+        "not queued after commit: thoughts.think.persist._touch_on_commit" in m for m in lost
+    )
+    assert any("not queued after commit: kg.thought_extract" in m for m in lost)
     used.refresh_from_db()
     assert used.access_count == 0
 
