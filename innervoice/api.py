@@ -15,21 +15,15 @@ from rest_framework.views import APIView
 from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, AskResult, inner_voice_ask, thread_close
+from legacymind.fields import StringField
 from legacymind.schema import error
 from thoughts.api.read_inputs import TagsField, ThoughtRefField
 
 QUERY_MAX = 4000
 
 
-class QueryField(serializers.CharField):
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):  # a number is a client's mistake, not a question
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
-
-
 class InnerVoiceInput(serializers.Serializer[Any]):
-    query = QueryField(max_length=QUERY_MAX, help_text="The question; never stored or logged.")
+    query = StringField(max_length=QUERY_MAX, help_text="The question; never stored or logged.")
     top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     floor = serializers.FloatField(
         min_value=0.0,

@@ -15,3 +15,12 @@ class JSONObjectField(serializers.DictField):  # type: ignore[type-arg]
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.validators.append(no_nul)
+
+
+class StringField(serializers.CharField):
+    """A CharField that takes only a JSON string: DRF's reads 5 as "5", a text nobody wrote."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))

@@ -15,6 +15,7 @@ from kg import selectors, services
 from kg.api.permissions import IsModerator
 from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
 from legacymind.errors import NotFound
+from legacymind.fields import StringField
 from legacymind.schema import error
 from thoughts.selectors import thoughts_visible_to
 
@@ -45,14 +46,9 @@ class KgExtractOutput(serializers.Serializer[Any]):
     staged = KgStagedCounts()
 
 
-class ExtractText(serializers.CharField):
-    """The text to extract from: a JSON string (DRF's CharField would read 5 as "5", a text
-    nobody wrote) that is not blank once trimmed, so whitespace never reaches a model."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
+class ExtractText(StringField):
+    """The text to extract from: a JSON string that is not blank once trimmed, so whitespace
+    never reaches a model."""
 
 
 class ExtractView(APIView):

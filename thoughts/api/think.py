@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from legacymind.fields import StringField
 from legacymind.schema import error
 from thoughts.api.think_out import ThinkOut
 from thoughts.services import ThinkResult, thought_think
@@ -40,7 +41,7 @@ class LenientNumber(serializers.Field):  # type: ignore[type-arg]
         "description": "The thought: not blank, at most 100 KB of UTF-8.",
     }
 )
-class ContentField(serializers.CharField):
+class ContentField(StringField):
     """Blank and oversize content are refused by ``think_params`` with the spec's messages; the
     schema states the same rule."""
 
@@ -48,13 +49,6 @@ class ContentField(serializers.CharField):
         if data == "":
             return data  # to think_params, which says "must not be empty" as for whitespace
         return super().run_validation(data)
-
-    def to_internal_value(self, data: Any) -> str:
-        # DRF's CharField turns 123 into "123": a number sent as the thought is a client's
-        # mistake, not a thought to store.
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
 
 
 LINK_HELP = (
