@@ -11,10 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from innervoice.retrieval import Snippet
+from kg.extraction.phrases import strip_sources
 
 OFFLINE_PROVIDER = "offline-composer"
 OFFLINE_MODEL = "deterministic-v1"
 FEEDBACK_TEMPERATURE = 0.2  # spec 000 Q&A 1
+# A model's answer is asked to be short; these bound what a runaway one can store (a thought of
+# megabytes, repeated in every thread detail).
+ANSWER_MAX = 8000
+FEEDBACK_MAX = 600
 
 SYSTEM = (
     "You are an inner voice: a distinct intelligence examining someone's stored thoughts and "
@@ -104,3 +109,18 @@ def lines_truncate(text: str, max_lines: int) -> str:
 
 def sources_line(sources_compact: str) -> str:
     return f"Sources: {sources_compact}" if sources_compact else "Sources: none"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def model_answer(text: str) -> str:
+    """A model's synthesis as stored: without the sources it cited itself (they may name ids
+    that were never among the snippets; the stored Sources line is the selection's), at most
+    ANSWER_MAX characters. Empty when nothing else was said."""
+    return _cut(strip_sources(text).strip(), ANSWER_MAX)
+
+
+def feedback_clean(text: str, max_lines: int) -> str:
+    return _cut(lines_truncate(strip_sources(text), max_lines), FEEDBACK_MAX)

@@ -96,6 +96,7 @@ def _thread_plan(*, owner: Any, params: AskParams) -> _ThreadPlan:
                 fields={"thread_id": ["This thread is closed."]},
             )
         if _timed_out(thread):
+            _expire(thread)  # it ended when it timed out: the list shows it closed
             raise Conflict(
                 f"thread {thread.id} ended after {settings.SURR_INNER_VOICE_TIMEOUT} s without "
                 "interaction; start a new one with new_thread",
@@ -129,9 +130,13 @@ def _synthesise(prompt: str, selection: Selection) -> tuple[str, str, str]:
         )
     except chat.ChatError as exc:
         logger.info("inner_voice: no chat provider (%s); offline composer", type(exc).__name__)
-        text = compose.synthesis_offline(snippets=selection.snippets)
-        return text, compose.OFFLINE_PROVIDER, compose.OFFLINE_MODEL
-    return result.text, result.provider, result.model
+    else:
+        answer = compose.model_answer(result.text)
+        if answer:
+            return answer, result.provider, result.model
+        logger.info("inner_voice: %s answered only citations; offline composer", result.provider)
+    text = compose.synthesis_offline(snippets=selection.snippets)
+    return text, compose.OFFLINE_PROVIDER, compose.OFFLINE_MODEL
 
 
 def _feedback(answer: str, selection: Selection, *, offline: bool, max_lines: int) -> str:
@@ -145,7 +150,7 @@ def _feedback(answer: str, selection: Selection, *, offline: bool, max_lines: in
             ).text
         except chat.ChatError as exc:
             logger.info("inner_voice: feedback offline (%s)", type(exc).__name__)
-    text = compose.lines_truncate(text, max_lines)
+    text = compose.feedback_clean(text, max_lines)
     return text or compose.lines_truncate(
         compose.feedback_offline(snippets=selection.snippets), max_lines
     )
@@ -214,10 +219,14 @@ def _thread_for_write(*, owner: Any, plan: _ThreadPlan) -> DialogueThread:
             )
         return thread
     if plan.expired is not None:
-        DialogueThread.objects.filter(pk=plan.expired.pk, status="open").update(
-            status=DialogueThread.Status.CLOSED, closed_at=timezone.now(), close_reason="timeout"
-        )
+        _expire(plan.expired)
     return DialogueThread.objects.create(owner=owner, topic=plan.topic)
+
+
+def _expire(thread: DialogueThread) -> None:
+    DialogueThread.objects.filter(pk=thread.pk, status=DialogueThread.Status.OPEN).update(
+        status=DialogueThread.Status.CLOSED, closed_at=timezone.now(), close_reason="timeout"
+    )
 
 
 def _extracted(*, requested: bool, queued: bool, ran: list[bool], synth_id: Any) -> Extracted:

@@ -67,7 +67,10 @@ def _cli_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
             [*config.command, *config.args],
             input=prompt,
             capture_output=True,
-            text=True,
+            # A CLI printing bytes that are not UTF-8 gives unparseable text (the next stage
+            # runs), not a UnicodeDecodeError that ends the chain.
+            encoding="utf-8",
+            errors="replace",
             timeout=config.timeout,
             check=False,
         )

@@ -34,7 +34,6 @@ DEFAULT_ARGS = ["-m", "{model}"]
 DEFAULT_MODEL = "gemini-2.5-pro"
 DEFAULT_GROK_MODEL = "grok-2-latest"
 DEFAULT_GROK_URL = "https://api.x.ai/v1"
-SNIP = 500
 # A retry needs this much of GROK_TIMEOUT left to be worth sending.
 MIN_RETRY_SECONDS = 1.0
 
@@ -107,38 +106,55 @@ def _seconds(name: str, env: Mapping[str, str]) -> float:
 
 
 def run_cli(prompt: str, config: CliConfig) -> ChatResult:
-    """Run the CLI with the prompt on stdin; its stdout is the answer."""
+    """Run the CLI with the prompt on stdin; its stdout (UTF-8) is the answer.
+
+    Its failure is logged without its output: a CLI may echo its input, and the prompt holds a
+    user's words (an inner-voice question, a journal entry)."""
     started = time.monotonic()
     cmd = [*config.command, *config.args]
     try:
         proc = subprocess.run(
-            cmd, input=prompt, capture_output=True, text=True, timeout=config.timeout, check=False
+            cmd,
+            input=prompt.encode(),
+            capture_output=True,
+            timeout=config.timeout,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        latency = int((time.monotonic() - started) * 1000)
-        logger.debug(
-            "chat.cli_fail cmd=%s code=None error=%s latency_ms=%d",
-            config.command[0],
-            type(exc).__name__,
-            latency,
-        )
+        _cli_fail(config, None, type(exc).__name__, started)
         raise ChatError(f"CLI {config.command[0]!r} failed: {type(exc).__name__}") from exc
-    latency = int((time.monotonic() - started) * 1000)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        logger.debug(
-            "chat.cli_fail %s",
-            json.dumps(
-                {
-                    "cmd": config.command[0],
-                    "code": proc.returncode,
-                    "stderr_snip": proc.stderr[:SNIP],
-                    "stdout_snip": proc.stdout[:SNIP],
-                    "latency_ms": latency,
-                }
-            ),
-        )
+    try:
+        answer = proc.stdout.decode("utf-8").strip()
+    except UnicodeDecodeError as exc:
+        _cli_fail(config, proc.returncode, "stdout not UTF-8", started, proc)
+        raise ChatError(f"CLI {config.command[0]!r} printed output that is not UTF-8") from exc
+    if proc.returncode != 0 or not answer:
+        _cli_fail(config, proc.returncode, "no answer", started, proc)
         raise ChatError(f"CLI {config.command[0]!r} exited {proc.returncode} with no answer")
-    return ChatResult(proc.stdout.strip(), "cli", config.model, latency)
+    return ChatResult(answer, "cli", config.model, int((time.monotonic() - started) * 1000))
+
+
+def _cli_fail(
+    config: CliConfig,
+    code: int | None,
+    error: str,
+    started: float,
+    proc: subprocess.CompletedProcess[bytes] | None = None,
+) -> None:
+    """DEBUG ``chat.cli_fail``: what failed and how much it printed, never what."""
+    logger.debug(
+        "chat.cli_fail %s",
+        json.dumps(
+            {
+                "cmd": config.command[0],
+                "code": code,
+                "error": error,
+                "stdout_bytes": len(proc.stdout) if proc else 0,
+                "stderr_bytes": len(proc.stderr) if proc else 0,
+                "latency_ms": int((time.monotonic() - started) * 1000),
+            }
+        ),
+    )
 
 
 def grok_refusal(environ: Mapping[str, str] | None = None) -> str | None:

@@ -11,7 +11,7 @@ import pytest
 from innervoice.compose import feedback_offline
 from innervoice.retrieval import Snippet
 from kg.models import EdgeCandidate, EntityCandidate
-from tests.innervoice.conftest import FAKE_CLI, QUERY, ask, thought_at
+from tests.innervoice.conftest import FAKE_CLI, MARKER, QUERY, ask, thought_at
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +108,37 @@ def test_the_offline_follow_up_is_one_clean_question():
     assert feedback_offline(snippets=[snippet]) == (
         "What would confirm or contradict this: I keep saying yes to every meeting?"
     )
+
+
+@pytest.mark.parametrize("mode", ["binary", "echo"])
+def test_a_cli_that_prints_bytes_or_echoes_the_prompt_fails_over_and_logs_no_words(
+    api, monkeypatch, voice, caplog, mode
+):
+    """Output that is not UTF-8 was a 500 (UnicodeDecodeError); a CLI echoing its input on
+    stderr put the question into the DEBUG log."""
+    monkeypatch.setenv("IV_CLI_CMD", f"{sys.executable} {FAKE_CLI}")
+    monkeypatch.setenv("FAKE_CLI_MODE", mode)
+    for name in ("", "legacymind", "kg", "innervoice"):
+        caplog.set_level("DEBUG", logger=name)
+    response = ask(api)  # extraction too: its own CLI stage sees the same output
+    assert response.status_code == 201, response.content
+    assert response.json()["synth_provider"] == "grok"
+    assert MARKER not in caplog.text
+    assert any("chat.cli_fail" in r.getMessage() for r in caplog.records)
+
+
+def test_a_runaway_answer_is_cut_and_its_own_citations_dropped(api, user, voice):
+    source = thought_at(user, 0.9, 3, content="Billing keeps its invoices in Postgres.")
+    long_answer = "Billing leans on Postgres. " * 2000 + "\nSources: thoughts:deadbeef, kge:99"
+
+    def answer(messages):
+        synthesis = any(m["role"] == "system" and "inner voice" in m["content"] for m in messages)
+        return long_answer if synthesis else "Why Postgres? " * 200
+
+    voice.chat_fn = answer
+    body = ask(api, auto_extract_to_kg=False).json()
+    assert len(body["answer"]) <= 8000 and body["answer"].endswith("…")
+    assert "deadbeef" not in body["answer"] and "kge:99" not in body["answer"]
+    assert len(body["feedback"]) <= 600
+    stored = Thought.objects.get(origin="inner_voice").content
+    assert stored.count("Sources:") == 1 and f"thoughts:{source.id}" in stored

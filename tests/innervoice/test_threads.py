@@ -56,6 +56,8 @@ def test_continuing_a_timed_out_thread_by_id_is_a_409(api, voice, user):
     response = ask(api, thread_id=str(thread.id))
     assert response.status_code == 409 and "thread_id" in response.json()["fields"]
     assert not Thought.objects.exists()
+    thread.refresh_from_db()  # it ended when it timed out, and the list says so
+    assert (thread.status, thread.close_reason) == ("closed", "timeout")
 
 
 def test_closed_thread_refuses_new_exchanges_with_409(api, voice):
