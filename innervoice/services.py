@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -35,6 +35,7 @@ from thoughts.think.persist import thought_store
 
 logger = logging.getLogger("innervoice")
 SUMMARY_MAX = 4000
+_THREAD_LOCK = 7301  # advisory lock namespace: starting an owner's implicit thread
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ class _ThreadPlan:
     thread: DialogueThread | None  # continue this one
     topic: str  # else start one with this topic
     expired: DialogueThread | None = None  # and end this one (timed out)
+    implicit: bool = False  # no thread_id or new_thread: "the caller's open thread"
 
 
 def _timed_out(thread: DialogueThread) -> bool:
@@ -107,10 +109,10 @@ def _thread_plan(*, owner: Any, params: AskParams) -> _ThreadPlan:
         return _ThreadPlan(None, params.new_thread)
     latest = thread_open_latest(user=owner)
     if latest is None:
-        return _ThreadPlan(None, "")
+        return _ThreadPlan(None, "", implicit=True)
     if _timed_out(latest):
-        return _ThreadPlan(None, "", expired=latest)
-    return _ThreadPlan(latest, "")
+        return _ThreadPlan(None, "", expired=latest, implicit=True)
+    return _ThreadPlan(latest, "", implicit=True)
 
 
 def _chat_environ() -> dict[str, str] | None:
@@ -220,6 +222,14 @@ def _thread_for_write(*, owner: Any, plan: _ThreadPlan) -> DialogueThread:
         return thread
     if plan.expired is not None:
         _expire(plan.expired)
+    if plan.implicit:
+        # Asks made at once without a thread must share the one the first of them starts: one
+        # at a time per owner from here, and a thread started meanwhile is taken up.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_THREAD_LOCK, owner.pk])
+        latest = thread_open_latest(user=owner)
+        if latest is not None and not _timed_out(latest):
+            return DialogueThread.objects.select_for_update().get(pk=latest.pk)
     return DialogueThread.objects.create(owner=owner, topic=plan.topic)
 
 

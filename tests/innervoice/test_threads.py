@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 
 from innervoice.models import DialogueExchange, DialogueThread
+from innervoice.services import AskParams, _thread_for_write, _thread_plan
 from tests.innervoice.conftest import FEEDBACK, SYNTH, ask
 from tests.innervoice.factories import DialogueThreadFactory
 from thoughts.models import Thought
@@ -141,3 +143,15 @@ def test_exchanges_past_the_window_are_summarised(api, voice, settings):
     )
     assert "Earlier in this dialogue (summary)" in synth_prompt
     assert synth_prompt.count("You synthesised:") == 2
+
+
+def test_asks_made_at_once_without_a_thread_share_the_one_the_first_starts(api, user, voice):
+    """Two asks that both found no open thread (the second planned before the first stored its
+    exchange) end in one thread, not two."""
+    planned_early = _thread_plan(owner=user, params=AskParams(query="q"))
+    assert planned_early.thread is None and planned_early.implicit
+    first = ask(api, auto_extract_to_kg=False).json()["thread"]
+    with transaction.atomic():
+        taken = _thread_for_write(owner=user, plan=planned_early)
+    assert str(taken.id) == first["id"]
+    assert DialogueThread.objects.count() == 1
