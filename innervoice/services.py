@@ -131,12 +131,12 @@ def _synthesise(prompt: str, selection: Selection) -> tuple[str, str, str]:
             environ=_chat_environ(),
         )
     except chat.ChatError as exc:
-        logger.info("inner_voice: no chat provider (%s); offline composer", type(exc).__name__)
+        logger.debug("inner_voice: no chat provider (%s); offline composer", type(exc).__name__)
     else:
         answer = compose.model_answer(result.text)
         if answer:
             return answer, result.provider, result.model
-        logger.info("inner_voice: %s answered only citations; offline composer", result.provider)
+        logger.debug("inner_voice: %s answered only citations; offline composer", result.provider)
     text = compose.synthesis_offline(snippets=selection.snippets)
     return text, compose.OFFLINE_PROVIDER, compose.OFFLINE_MODEL
 
@@ -151,7 +151,7 @@ def _feedback(answer: str, selection: Selection, *, offline: bool, max_lines: in
                 environ=_chat_environ(),
             ).text
         except chat.ChatError as exc:
-            logger.info("inner_voice: feedback offline (%s)", type(exc).__name__)
+            logger.debug("inner_voice: feedback offline (%s)", type(exc).__name__)
     text = compose.feedback_clean(text, max_lines)
     return text or compose.lines_truncate(
         compose.feedback_offline(snippets=selection.snippets), max_lines

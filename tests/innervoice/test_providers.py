@@ -142,3 +142,13 @@ def test_a_runaway_answer_is_cut_and_its_own_citations_dropped(api, user, voice)
     assert len(body["feedback"]) <= 600
     stored = Thought.objects.get(origin="inner_voice").content
     assert stored.count("Sources:") == 1 and f"thoughts:{source.id}" in stored
+
+
+def test_an_offline_answer_logs_one_info_summary_like_any_other(api, caplog):
+    """Spec 000: a single INFO summary per call; the fallback's reasons are DEBUG detail."""
+    caplog.set_level("DEBUG", logger="innervoice")
+    assert ask(api, auto_extract_to_kg=False).json()["synth_provider"] == "offline-composer"
+    info = [
+        r.getMessage() for r in caplog.records if r.name == "innervoice" and r.levelname == "INFO"
+    ]
+    assert len(info) == 1 and info[0].startswith("inner_voice synth_id=")
