@@ -25,7 +25,7 @@ from innervoice import compose
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.retrieval import Selection, snippets_select
 from innervoice.selectors import thread_get, thread_history, thread_open_latest
-from kg.models import EdgeCandidate, EntityCandidate
+from kg.models import EdgeCandidate, EntityCandidate, ThoughtExtraction
 from kg.services import thought_extract_on_commit
 from legacymind.errors import Conflict, ServiceError
 from legacymind.providers import chat
@@ -57,7 +57,7 @@ class AskParams:
 
 @dataclass(frozen=True)
 class Extracted:
-    status: str  # staged (ran in-process) | queued (a worker will run it) | skipped
+    status: str  # staged (ran in-process) | failed (it raised) | queued (a worker) | skipped
     entities: int | None = None
     relationships: int | None = None
 
@@ -244,6 +244,10 @@ def _extracted(*, requested: bool, queued: bool, ran: list[bool], synth_id: Any)
         return Extracted("skipped")
     if not ran or not settings.CELERY_TASK_ALWAYS_EAGER:
         return Extracted("queued")
+    if not ThoughtExtraction.objects.filter(thought_id=synth_id).exists():
+        # It ran in-process and raised (logged by the after-commit publisher): nothing staged
+        # because nothing was read, not because nothing new was found.
+        return Extracted("failed")
     return Extracted(
         "staged",
         EntityCandidate.objects.filter(staged_by_thought_id=synth_id).count(),

@@ -86,6 +86,22 @@ def test_in_process_extraction_reports_the_staged_counts(api, voice):
     assert body["extracted"] == {"status": "staged", "entities": 2, "relationships": 1}
 
 
+@pytest.mark.django_db(transaction=True)
+def test_in_process_extraction_that_fails_is_reported_failed_not_staged(api, user, settings):
+    """No extractor answering (CLI failing, no Grok, heuristic off) used to read "staged" with
+    0 candidates, as if nothing new had been found. The answer itself still stands."""
+    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    thought_at(user, 0.9, 4, content="Billing keeps its invoices in Postgres.")
+    response = ask(api)
+    assert response.status_code == 201, response.content
+    assert response.json()["extracted"] == {
+        "status": "failed",
+        "entities": None,
+        "relationships": None,
+    }
+    assert Thought.objects.filter(origin="inner_voice").count() == 1
+
+
 def test_no_extraction_when_auto_extract_is_off(api, voice, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         body = ask(api, auto_extract_to_kg=False).json()
