@@ -14,14 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Case, F, FloatField, Q, QuerySet, When
-from django.db.models.functions import Cast
-from pgvector.django import CosineDistance, VectorField
+from django.db.models import Q, QuerySet
 
 from kg.models import Entity, Observation
-from legacymind.vectors import nearest
 from thoughts.models import Thought
 from thoughts.selectors import Viewer, memories_visible_to, thoughts_visible_to
+from thoughts.selectors.search import nearest_or_exact
 
 SNIPPET_MAX = 800
 CITE_MAX = 6
@@ -67,28 +65,6 @@ class Selection:
         return any(s.private for s in self.snippets)
 
 
-def _exact(queryset: QuerySet[Any], vector: list[float], model: str) -> QuerySet[Any]:
-    """Exact ranking for a filtered search the HNSW index answered short (it filters after
-    reading ``hnsw.ef_search`` entries). The CASE keeps Postgres from casting vectors of another
-    size before the dimension filter applies."""
-    dim = len(vector)
-    cosine = CosineDistance(Cast("embedding", VectorField(dimensions=dim)), vector)
-    distance = Case(When(embedding_dim=dim, then=cosine), default=None, output_field=FloatField())
-    return (
-        queryset.filter(embedding_dim=dim, embedding_model=model, embedding__isnull=False)
-        .annotate(distance=distance)
-        .annotate(similarity=1 - F("distance"))
-        .order_by("distance")
-    )
-
-
-def _nearest(queryset: QuerySet[Any], vector: list[float], model: str, k: int) -> list[Any]:
-    rows = nearest(queryset, vector, k, model=model)
-    if len(rows) < k:
-        rows = list(_exact(queryset, vector, model)[:k])
-    return rows
-
-
 def _cut(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= SNIPPET_MAX else text[: SNIPPET_MAX - 1].rstrip() + "…"
@@ -119,7 +95,7 @@ def _candidates(
     found: dict[str, list[Snippet]] = {
         "thought": [
             Snippet("thought", row.id, _cut(row.content), float(row.similarity), row.is_private)
-            for row in _nearest(thoughts, vector, model, k)
+            for row in nearest_or_exact(thoughts, vector, model, k)
         ]
     }
     kg: dict[str, QuerySet[Any]] = {
@@ -132,7 +108,7 @@ def _candidates(
             memories = memories.filter(
                 Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
             )
-        rows = _nearest(memories.defer("embedding"), vector, model, k)
+        rows = nearest_or_exact(memories.defer("embedding"), vector, model, k)
         private_ids = set(
             memories.model._default_manager.filter(
                 id__in=[r.id for r in rows], source_thought__is_private=True

@@ -306,38 +306,36 @@ def inner_voice_ask(*, owner: Any, params: AskParams) -> AskResult:
     queued = False
     with transaction.atomic():
         thread = _thread_for_write(owner=owner, plan=plan)
-        synthesis = thought_store(
-            thought=Thought(
+
+        def store(text: str, origin: str, previous: Any, vector: Any, **extra: Any) -> Thought:
+            # injection_scale 0: the inner voice's thoughts inject nothing (spec 000).
+            thought = Thought(
                 owner=owner,
-                content=content,
-                origin=Thought.Origin.INNER_VOICE,
+                content=text,
+                origin=origin,
                 injection_scale=0,
                 is_private=private,
-                previous_thought_id=params.previous_thought_id,
-                injected_memories=[
-                    {"kind": s.kind, "id": s.id, "similarity": round(s.similarity, 4)}
-                    for s in selection.snippets
-                    if s.kind != "thought"
-                ],
-                **fields_for(provider, vectors[0]),
-            ),
-            injected=[],
-            extract=False,
+                previous_thought_id=previous,
+                **extra,
+                **fields_for(provider, vector),
+            )
+            return thought_store(thought=thought, injected=[], extract=False)
+
+        synthesis = store(
+            content,
+            Thought.Origin.INNER_VOICE,
+            params.previous_thought_id,
+            vectors[0],
+            injected_memories=[
+                {"kind": s.kind, "id": s.id, "similarity": round(s.similarity, 4)}
+                for s in selection.snippets
+                if s.kind != "thought"
+            ],
         )
         feedback_thought = None
         if feedback is not None:
-            feedback_thought = thought_store(
-                thought=Thought(
-                    owner=owner,
-                    content=feedback,
-                    origin=Thought.Origin.INNER_VOICE_FEEDBACK,
-                    injection_scale=0,
-                    is_private=private,
-                    previous_thought_id=synthesis.id,
-                    **fields_for(provider, vectors[1]),
-                ),
-                injected=[],
-                extract=False,
+            feedback_thought = store(
+                feedback, Thought.Origin.INNER_VOICE_FEEDBACK, synthesis.id, vectors[1]
             )
         last = thread.exchanges.aggregate(last=Max("position"))["last"] or 0
         DialogueExchange.objects.create(

@@ -9,10 +9,9 @@ from __future__ import annotations
 import logging
 
 import pytest
-from django.test import override_settings
 
 from tests.agent.conftest import BOUNDARIES_ENTRY, act, advance, init
-from tests.support.redis_server import free_port
+from tests.support.redis_server import cache_down as redis_cache_down
 
 pytestmark = pytest.mark.django_db
 
@@ -21,15 +20,8 @@ pytestmark = pytest.mark.django_db
 def cache_down(caplog):
     """The Redis cache REDIS_URL configures, at a port where nothing listens (restored before
     the agent's cache fixture clears the database cache)."""
-    port = free_port()
-    url = f"redis://127.0.0.1:{port}/7"
-    redis_cache = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": url,
-        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
-    }
     caplog.set_level(logging.WARNING)
-    with override_settings(REDIS_URL=url, CACHES={"default": redis_cache}):
+    with redis_cache_down() as port:
         yield port
 
 

@@ -10,10 +10,9 @@ import logging
 import time
 
 import pytest
-from django.test import override_settings
 
 from tests.support.celery_worker import celery_against
-from tests.support.redis_server import free_port
+from tests.support.redis_server import cache_down, free_port
 from tests.thoughts.conftest import embedded, text_vector, with_cosine
 from tests.thoughts.factories import EntityFactory
 from thoughts.models import Thought
@@ -60,15 +59,8 @@ def test_with_throttles_on_and_the_cache_down_the_api_answers_503_in_the_envelop
     api, settings, caplog
 ):
     settings.API_THROTTLE_USER = "100/minute"
-    port = free_port()
-    url = f"redis://127.0.0.1:{port}/7"
-    redis_cache = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": url,
-        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
-    }
     caplog.set_level(logging.WARNING)
-    with override_settings(REDIS_URL=url, CACHES={"default": redis_cache}):
+    with cache_down() as port:
         r = api.get("/api/v1/thoughts/")
     assert r.status_code == 503, r.content
     body = r.json()

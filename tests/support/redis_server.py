@@ -78,3 +78,20 @@ def private_redis() -> Iterator[str]:
         proc.terminate()
         proc.wait(5)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextmanager
+def cache_down() -> Iterator[int]:
+    """REDIS_URL and the Redis cache at a 127.0.0.1 port where nothing listens (short socket
+    timeouts, as the settings give); yields the port."""
+    from django.test import override_settings
+
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/7"
+    redis_cache = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": url,
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
+    with override_settings(REDIS_URL=url, CACHES={"default": redis_cache}):
+        yield port

@@ -35,7 +35,7 @@ class SearchResult:
     embedding: Provenance
 
 
-def _exact(queryset: QuerySet[Any], vector: list[float], model: str) -> QuerySet[Any]:
+def exact_similarity(queryset: QuerySet[Any], vector: list[float], model: str) -> QuerySet[Any]:
     """Rows of the query's dimension and model with ``distance``/``similarity``, computed
     exactly.
 
@@ -53,16 +53,22 @@ def _exact(queryset: QuerySet[Any], vector: list[float], model: str) -> QuerySet
     )
 
 
-def _nearest_above(
-    queryset: QuerySet[Any], vector: list[float], model: str, k: int, min_similarity: float
-) -> list[Any]:
+def nearest_or_exact(queryset: QuerySet[Any], vector: list[float], model: str, k: int) -> list[Any]:
+    """The k nearest rows of ``queryset`` (with ``similarity``), most similar first."""
     rows = list(nearest(queryset, vector, k, model=model))
     if len(rows) < k:
         # pgvector reads at most hnsw.ef_search index entries (iterative scans are off) and
         # filters them afterwards, so a filtered search (one user's thoughts, one chain) can
         # come back short although more rows match: those rows are then few enough to rank
         # exactly.
-        rows = list(_exact(queryset, vector, model).order_by("distance")[:k])
+        rows = list(exact_similarity(queryset, vector, model).order_by("distance")[:k])
+    return rows
+
+
+def _nearest_above(
+    queryset: QuerySet[Any], vector: list[float], model: str, k: int, min_similarity: float
+) -> list[Any]:
+    rows = nearest_or_exact(queryset, vector, model, k)
     return [row for row in rows if row.similarity >= min_similarity]
 
 
@@ -107,7 +113,7 @@ def _thought_hits(
         rows = _nearest_above(queryset, vector, model, k, sim_thresh)
     else:
         by = ("created_at", "id") if order == "created_at_asc" else ("-created_at", "-id")
-        above = _exact(queryset, vector, model).filter(distance__lte=1 - sim_thresh)
+        above = exact_similarity(queryset, vector, model).filter(distance__lte=1 - sim_thresh)
         rows = list(above.order_by(*by)[:k])
     return [Hit("thought", row, float(row.similarity)) for row in rows]
 
