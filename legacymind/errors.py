@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.urls import is_valid_path
 from django.views.decorators.csrf import csrf_exempt
@@ -114,6 +115,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         path = getattr(request, "path", "?")
         logger.warning("redis at %s unreachable on %s: %s", _redis_address(), path, exc)
         detail = "A service this request needs is unavailable; try again shortly."
+        return Response(envelope(503, detail), status=503)
+    if isinstance(exc, OperationalError | InterfaceError):
+        # The database went away (restart, failover, network) or refused a statement (a
+        # timeout, a deadlock): retryable, so a 503 in the envelope, not a 500 and a traceback.
+        # Services write inside transaction.atomic(), so the failed request left nothing behind.
+        request = context.get("request")
+        reason = " ".join(str(exc).split())  # psycopg's messages span lines
+        logger.warning("database error on %s: %s", getattr(request, "path", "?"), reason)
+        detail = "The database is unavailable; try again shortly."
         return Response(envelope(503, detail), status=503)
     if isinstance(exc, ServiceError):
         detail = exc.detail

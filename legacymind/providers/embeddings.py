@@ -357,8 +357,9 @@ def warm_up() -> float | None:
 
     Only the local model has something to load: importing sentence-transformers and reading the
     weights made the first think after a start take 9.7 s (then 0.08 s). Returns the seconds it
-    took, or None when there is nothing to load. A failure is logged, not raised: the process
-    still starts, and requests that embed answer 503 as they would have.
+    took, or None when there is nothing to load (the openai provider only builds its client: no
+    request). A failure is logged, not raised: the process still starts, and requests that
+    embed answer 503 as they would have.
     """
     started = time.perf_counter()
     try:
@@ -366,8 +367,16 @@ def warm_up() -> float | None:
         if not isinstance(provider, LocalEmbedder):
             return None
         provider.embed(["warm-up"])  # loads the model, and runs the tokenizer once
-    except Exception:
-        logger.warning("embedding model not loaded at start-up", exc_info=True)
+    except Exception as exc:
+        # One line per process: the cause (a missing package, unreadable weights) is in the
+        # message; a traceback from every gunicorn worker buried it.
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        logger.warning(
+            "embedding model not loaded at start-up (EMBEDDING_PROVIDER=%s): %s; requests "
+            "that embed will answer 503",
+            settings.EMBEDDING_PROVIDER,
+            reason,
+        )
         return None
     seconds = time.perf_counter() - started
     logger.info("embedding model %s loaded in %.1f s", provider.model, seconds)

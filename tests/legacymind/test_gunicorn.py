@@ -77,12 +77,13 @@ def test_the_config_runs_threaded_workers_sized_from_the_environment():
         ("WEB_THREADS", "0", "WEB_THREADS must be at least 1, got 0"),
         ("WEB_CONCURRENCY", "0", "WEB_CONCURRENCY must be at least 1, got 0"),
         ("WEB_TIMEOUT", "-1", "WEB_TIMEOUT must be at least 1, got -1"),
+        ("WEB_TIMEOUT", "2m", "WEB_TIMEOUT must be a whole number, got '2m'"),
     ],
 )
 def test_a_bad_value_stops_gunicorn_naming_the_variable(name, value, message):
     out = gunicorn("--check-config", **{name: value})
     assert out.returncode != 0
-    assert message in out.stderr
+    assert out.stderr.strip() == message  # the one line, no traceback
 
 
 @contextmanager
@@ -287,3 +288,92 @@ def test_on_https_plain_requests_are_redirected_and_the_proxy_scheme_is_trusted(
     csrf = [c for c in proxied.headers.get_all("Set-Cookie") or [] if c.startswith("csrftoken=")]
     assert csrf and "Secure" in csrf[0]
     assert proxied.headers["Strict-Transport-Security"] == "max-age=3600"
+
+
+# --- start-up: the embedding model loads before a worker serves --------------------------------
+@contextmanager
+def booted(log: Path, **env: str) -> Iterator[str]:
+    """gunicorn with the repo's config on the test database, one worker process; its log and
+    access log go to ``log``. Yields its URL once /healthz answers."""
+    port = free_port()
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [GUNICORN, "--bind", f"127.0.0.1:{port}"],
+            cwd=ROOT,
+            env={
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": os.environ.get("HOME", "/tmp"),
+                "DATABASE_URL": worker_database_url(),
+                "DJANGO_SECRET_KEY": "x",
+                "AGENT_STATE_SECRET": "y",
+                "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+                "KG_AUTO_EXTRACT": "0",
+                "WEB_CONCURRENCY": "1",
+                **env,
+            },
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, server, timeout=90, what="gunicorn")
+            yield url
+        finally:
+            server.terminate()  # before the test database is flushed: it holds connections
+            server.wait(30)
+
+
+def _lines_with(log: Path, text: str) -> list[int]:
+    return [i for i, line in enumerate(log.read_text().splitlines()) if text in line]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_loads_the_local_model_before_it_serves_a_request(user, tmp_path):
+    # The model takes seconds to load; loaded on the first think, that think paid for it (and
+    # timed out behind a proxy). The worker logs the load, and its first request comes after.
+    token = Token.objects.create(user=user).key
+    log = tmp_path / "gunicorn.log"
+    env = {"EMBEDDING_PROVIDER": "local", "HF_HUB_OFFLINE": "1", "WEB_ACCESS_LOG": "-"}
+    with booted(log, **env) as url:
+        _post(url, "/api/v1/think", token, {"content": "the first thought after a start"})
+    loaded = _lines_with(log, "INFO legacymind.embeddings embedding model all-MiniLM-L6-v2 loaded")
+    served_requests = _lines_with(log, '"GET /healthz') + _lines_with(log, '"POST /api/v1/think')
+    assert len(loaded) == 1, log.read_text()
+    assert served_requests and loaded[0] < min(served_requests), log.read_text()
+    assert Thought.objects.get(owner=user).embedding_provider == "local"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_whose_model_cannot_load_says_so_in_one_line_and_serves(user, tmp_path):
+    # A broken sentence-transformers install (a module of that name first on the path) stands
+    # in for weights that cannot load.
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "sentence_transformers.py").write_text("raise ImportError('broken install')\n")
+    token = Token.objects.create(user=user).key
+    log = tmp_path / "gunicorn.log"
+    with booted(log, EMBEDDING_PROVIDER="local", PYTHONPATH=str(broken)) as url:
+        health = urlrequest.urlopen(f"{url}/healthz", timeout=30).status
+        think = urlrequest.Request(
+            f"{url}/api/v1/think",
+            data=json.dumps({"content": "no model to embed this"}).encode(),
+            headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+        )
+        with pytest.raises(HTTPError) as refused:
+            urlrequest.urlopen(think, timeout=60)
+    text = log.read_text()
+    assert health == 200
+    assert refused.value.code == 503
+    assert "Traceback" not in text
+    (line,) = [text.splitlines()[i] for i in _lines_with(log, "embedding model not loaded")]
+    assert line.endswith(
+        " WARNING legacymind.embeddings embedding model not loaded at start-up "
+        "(EMBEDDING_PROVIDER=local): EmbeddingError: local embeddings are not installed: "
+        "broken install; requests that embed will answer 503"
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_warming_the_openai_provider_at_start_sends_no_request():
+    with _hash_stub() as stub, served(stub, WEB_CONCURRENCY="1"):
+        assert stub.requests == []

@@ -3,9 +3,16 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+
 import pytest
 
-from tests.support.settings_process import manage_process, settings_process
+from tests.support.celery_worker import worker_database_url
+from tests.support.redis_server import free_port
+from tests.support.settings_process import ROOT, manage_process, settings_process
 
 
 def _one_line(done, *expected: str) -> str:
@@ -56,6 +63,63 @@ def test_embedding_dim_with_the_local_model_is_refused_at_start_up():
     _one_line(done, "EMBEDDING_DIM=256 but the local model is 384-d")
     ok = manage_process("check", EMBEDDING_PROVIDER="local", EMBEDDING_DIM="384")
     assert "EMBEDDING_DIM" not in ok.stderr
+
+
+# --- an unreachable database ------------------------------------------------------------------
+# Nothing listens on port 1; the password must never reach the message.
+UNREACHABLE = "postgres://lm:pw-never-shown@127.0.0.1:1/lm"
+UNREACHABLE_LINE = ("Database unreachable: DATABASE_URL at 127.0.0.1:1 (database lm)", "refused")
+
+
+@pytest.mark.parametrize("command", [["migrate", "--noinput"], ["ensure_superuser"]])
+def test_an_unreachable_database_is_one_line_naming_database_url_and_its_address(command):
+    done = manage_process(*command, DATABASE_URL=UNREACHABLE)
+
+    _one_line(done, *UNREACHABLE_LINE)
+    assert "pw-never-shown" not in done.stderr + done.stdout
+
+
+def test_runserver_as_make_run_starts_it_exits_on_an_unreachable_database_in_one_line():
+    # With the autoreloader the migration check runs in a thread of a child process: the
+    # traceback went to stderr and the server stayed up, waiting for a file to change.
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{free_port()}"],
+        cwd=ROOT,
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", "/tmp"),
+            "DJANGO_DEBUG": "1",
+            "EMBEDDING_PROVIDER": "hash",
+            "DATABASE_URL": UNREACHABLE,
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the autoreloader's child goes with it below
+    )
+    try:
+        stdout, stderr = server.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        stdout, stderr = server.communicate()
+        pytest.fail(f"runserver still running after 60 s; stderr: {stderr[-2000:]}")
+    done = subprocess.CompletedProcess(server.args, server.returncode, stdout, stderr)
+
+    _one_line(done, *UNREACHABLE_LINE)
+
+
+@pytest.mark.django_db
+def test_a_query_that_fails_on_an_open_connection_keeps_its_traceback():
+    failing_query = (
+        "from django.db import connection; c = connection.cursor(); "
+        "c.execute('SET statement_timeout = 1'); c.execute('SELECT pg_sleep(1)')"
+    )
+    done = manage_process("shell", "-c", failing_query, DATABASE_URL=worker_database_url())
+
+    assert done.returncode != 0
+    assert "Traceback" in done.stderr
+    assert "canceling statement due to statement timeout" in done.stderr
+    assert "Database unreachable" not in done.stderr
 
 
 # --- logging ---------------------------------------------------------------------------------
