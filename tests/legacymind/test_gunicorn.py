@@ -341,6 +341,7 @@ def test_a_worker_loads_the_local_model_before_it_serves_a_request(user, tmp_pat
     assert len(loaded) == 1, log.read_text()
     assert served_requests and loaded[0] < min(served_requests), log.read_text()
     assert Thought.objects.get(owner=user).embedding_provider == "local"
+    assert "Loading weights" not in log.read_text()  # no progress bar in the worker's log
 
 
 @pytest.mark.django_db(transaction=True)
