@@ -16,6 +16,7 @@ from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, AskResult, inner_voice_ask, thread_close
 from legacymind.fields import StringField
+from legacymind.pagination import Pagination
 from legacymind.schema import error
 from thoughts.api.read_inputs import TagsField, ThoughtRefField
 
@@ -117,17 +118,19 @@ class InnerVoiceOut(serializers.Serializer[Any]):
     thread = ThreadRefOut()
 
 
-def _ref(thought: Any) -> str | None:
-    return f"thoughts:{thought.id}" if thought is not None else None
+def _ref(thought_id: Any) -> str:
+    """A thought id as think and the ask answer it, which every endpoint that takes a thought
+    id (``/api/v1/thoughts/{id}/`` included) takes as it is."""
+    return f"thoughts:{thought_id}"
 
 
 def ask_response(result: AskResult) -> dict[str, Any]:
-    extracted = result.extracted
+    extracted, feedback = result.extracted, result.feedback
     return {
         "answer": result.answer,
-        "synth_thought_id": _ref(result.synthesis),
-        "feedback": result.feedback.content if result.feedback else None,
-        "feedback_thought_id": _ref(result.feedback),
+        "synth_thought_id": _ref(result.synthesis.id),
+        "feedback": feedback.content if feedback else None,
+        "feedback_thought_id": _ref(feedback.id) if feedback else None,
         "sources_compact": result.selection.sources_compact,
         "synth_provider": result.synth_provider,
         "synth_model": result.synth_model,
@@ -176,11 +179,31 @@ class ThreadOut(serializers.ModelSerializer[DialogueThread]):
         ]  # fmt: skip
 
 
+class ThoughtRefOut(serializers.CharField):
+    """A thought id in the ask's form, ``thoughts:<uuid>``, so that ids read from a thread
+    compare equal to those the ask answered."""
+
+    def to_representation(self, value: Any) -> str:
+        return _ref(value)
+
+
 class ExchangeOut(serializers.ModelSerializer[DialogueExchange]):
-    synthesis_thought_id = serializers.UUIDField(read_only=True)
+    synthesis_thought_id = ThoughtRefOut(read_only=True, help_text="thoughts:<uuid>")
     synthesis = serializers.CharField(source="synthesis_thought.content", read_only=True)
-    feedback_thought_id = serializers.UUIDField(allow_null=True, read_only=True)
+    feedback_thought_id = ThoughtRefOut(
+        allow_null=True, read_only=True, help_text="thoughts:<uuid>"
+    )
     feedback = serializers.SerializerMethodField()
+    thoughts_provided = serializers.ListField(
+        child=ThoughtRefOut(),
+        read_only=True,
+        help_text="Your thoughts among the snippets, as thoughts:<uuid>.",
+    )
+    memories_injected = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="KG memories among the snippets, as kge:<id> or kgo:<id>.",
+    )
 
     class Meta:
         model = DialogueExchange
@@ -193,19 +216,43 @@ class ExchangeOut(serializers.ModelSerializer[DialogueExchange]):
         return row.feedback_thought.content if row.feedback_thought else None
 
 
+class ExchangePageOut(serializers.Serializer[Any]):
+    """A page of a thread's exchanges, in order, shaped like every paginated list."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = ExchangeOut(many=True)
+
+
 class ThreadDetailOut(ThreadOut):
     exchanges = serializers.SerializerMethodField()
 
     class Meta(ThreadOut.Meta):
         fields = [*ThreadOut.Meta.fields, "exchanges"]
 
-    @extend_schema_field(ExchangeOut(many=True))
-    def get_exchanges(self, thread: DialogueThread) -> list[dict[str, Any]]:
-        rows = selectors.thread_exchanges(thread=thread)
-        return list(ExchangeOut(rows, many=True).data)
+    @extend_schema_field(ExchangePageOut)
+    def get_exchanges(self, thread: DialogueThread) -> dict[str, Any]:
+        page: dict[str, Any] = self.context["exchanges"]  # the view pages them
+        return page
+
+
+class ThreadFilters(serializers.Serializer[Any]):
+    q = StringField(
+        max_length=500,
+        required=False,
+        allow_blank=True,
+        help_text="Only threads whose topic or summary, or one of whose stored syntheses or "
+        "follow-up questions, contains this (any case).",
+    )
 
 
 THREAD_ID = OpenApiParameter("id", str, OpenApiParameter.PATH, description="The thread's id.")
+# The detail pages its exchanges with the paginator every list uses: the same parameters.
+EXCHANGE_PAGE = [
+    OpenApiParameter(p["name"], p["schema"], OpenApiParameter.QUERY, description=p["description"])
+    for p in Pagination().get_schema_operation_parameters(view=None)
+]
 NOT_FOUND = {404: error("No such thread, or not yours.")}
 
 
@@ -213,17 +260,25 @@ class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Your inner-voice dialogue threads. Another user's thread answers 404."""
 
     serializer_class = ThreadOut
+    pagination_class = Pagination  # the default, named: EXCHANGE_PAGE documents it too
     lookup_value_regex = "[^/]+"
 
-    @extend_schema(responses={200: ThreadOut(many=True)})
+    @extend_schema(parameters=[ThreadFilters], responses={200: ThreadOut(many=True)})
     def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(selectors.threads_list(user=request.user))
+        query = ThreadFilters(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = selectors.threads_list(user=request.user, q=query.validated_data.get("q", ""))
+        page = self.paginate_queryset(rows)
         return self.get_paginated_response(ThreadOut(page, many=True).data)
 
-    @extend_schema(parameters=[THREAD_ID], responses={200: ThreadDetailOut, **NOT_FOUND})
+    @extend_schema(
+        parameters=[THREAD_ID, *EXCHANGE_PAGE], responses={200: ThreadDetailOut, **NOT_FOUND}
+    )
     def retrieve(self, request: Request, pk: str) -> Response:
         thread = selectors.thread_get(user=request.user, thread_id=pk)
-        return Response(ThreadDetailOut(thread).data)
+        rows = self.paginate_queryset(selectors.thread_exchanges(thread=thread))
+        exchanges = self.get_paginated_response(ExchangeOut(rows, many=True).data).data
+        return Response(ThreadDetailOut(thread, context={"exchanges": exchanges}).data)
 
     @extend_schema(
         request=None,

@@ -5,19 +5,27 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from innervoice.compose import HistoryItem
 from innervoice.models import DialogueExchange, DialogueThread
 from legacymind.errors import NotFound
 
 
-def threads_list(*, user: Any) -> QuerySet[DialogueThread]:
-    """The caller's threads, most recently used first, with their exchange counts."""
-    return (
-        DialogueThread.objects.filter(owner_id=user.pk)
-        .annotate(exchange_count=Count("exchanges"))
-        .order_by("-last_interaction", "-started_at")
+def threads_list(*, user: Any, q: str = "") -> QuerySet[DialogueThread]:
+    """The caller's threads, most recently used first, with their exchange counts; with ``q``,
+    those whose topic, summary or stored synthesis or follow-up thought contains it (any case).
+    Only the caller's threads are searched, and their thoughts are the caller's own."""
+    threads = DialogueThread.objects.filter(owner_id=user.pk)
+    if q:
+        said = DialogueExchange.objects.filter(thread_id=OuterRef("pk")).filter(
+            Q(synthesis_thought__content__icontains=q) | Q(feedback_thought__content__icontains=q)
+        )
+        # Exists, not a join: a join would repeat a thread per matching exchange and inflate
+        # its exchange_count.
+        threads = threads.filter(Q(topic__icontains=q) | Q(summary__icontains=q) | Exists(said))
+    return threads.annotate(exchange_count=Count("exchanges")).order_by(
+        "-last_interaction", "-started_at"
     )
 
 

@@ -259,6 +259,14 @@ def inner_voice_ask(*, owner: Any, params: AskParams) -> AskResult:
     """Answer ``params.query`` from the caller's stored material and store the synthesis and
     feedback thoughts (never the query) in one transaction. An embedding failure raises (503)
     before anything is written; no chat provider answering is not an error (offline composer)."""
+    # One ask runs the chat chain up to three times (the synthesis, the follow-up question and,
+    # after commit when in-process, the synthesis' KG extraction): a hanging CLI must cost its
+    # timeout once, not three times.
+    with chat.cli_breaker():
+        return _ask(owner=owner, params=params)
+
+
+def _ask(*, owner: Any, params: AskParams) -> AskResult:
     started = time.monotonic()
     _check_previous(owner=owner, thought_id=params.previous_thought_id)
     plan = _thread_plan(owner=owner, params=params)

@@ -7,6 +7,9 @@ Env precedence (specs/README.md, spec 000 Q&A):
 ``IV_SYNTH_CLI_ARGS_JSON`` / ``GEMINI_MODEL`` -> defaults ``gemini``, ``["-m","{model}"]``,
 ``gemini-2.5-pro``. ``IV_ALLOW_GROK`` (default true), ``GROK_API_KEY``, ``GROK_MODEL``,
 ``GROK_BASE_URL``. Read at call time so a deployment can change them without a code change.
+
+Inside :func:`cli_breaker` a CLI that timed out or could not start is not run again (opt-in, for
+a use case that calls the chain several times).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import os
 import shlex
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +45,25 @@ MIN_RETRY_SECONDS = 1.0
 
 class ChatError(Unavailable):
     error_code = "chat_unavailable"
+
+
+# The commands that timed out or could not start inside the current cli_breaker() block; None
+# outside one. A context variable, not an argument: the KG extraction of an inner-voice answer
+# reaches the CLI through an after-commit task whose signature cannot carry it.
+_broken: ContextVar[set[tuple[str, ...]] | None] = ContextVar("chat_cli_broken", default=None)
+
+
+@contextmanager
+def cli_breaker() -> Iterator[None]:
+    """Within this block, a CLI command that timed out or could not start is skipped (its
+    stage fails at once, so the chain goes on to Grok or the caller's fallback) instead of run
+    again: a hanging CLI costs one timeout per block, not one per call. Only callers that enter
+    it are affected; a CLI that failed quickly (an exit code, bad output) is still retried."""
+    token = _broken.set(set())
+    try:
+        yield
+    finally:
+        _broken.reset(token)
 
 
 @dataclass(frozen=True)
@@ -92,6 +116,11 @@ def cli_config(
         command, args = shlex.split(script), []
     else:
         command = shlex.split(_env(env, "IV_CLI_CMD", "IV_SYNTH_CLI_CMD") or DEFAULT_CLI)
+    broken = _broken.get()
+    if broken is not None and tuple(command) in broken:
+        # Raised here, where every CLI stage starts (the KG extractor's own included), so that
+        # none of them waits for it again.
+        raise ChatError(f"CLI {command[0]!r} skipped: it timed out or could not start earlier")
     timeout = _seconds("IV_CLI_TIMEOUT", env)
     return CliConfig(command, [a.replace("{model}", model) for a in args], model, timeout)
 
@@ -122,6 +151,9 @@ def run_cli(prompt: str, config: CliConfig) -> ChatResult:
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         _cli_fail(config, None, type(exc).__name__, started)
+        broken = _broken.get()
+        if broken is not None:
+            broken.add(tuple(config.command))
         raise ChatError(f"CLI {config.command[0]!r} failed: {type(exc).__name__}") from exc
     try:
         answer = proc.stdout.decode("utf-8").strip()

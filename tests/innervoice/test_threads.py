@@ -108,9 +108,9 @@ def test_thread_detail_lists_its_exchanges_with_their_thoughts(api, voice):
     ask(api)
     detail = api.get(f"/api/v1/inner-voice/threads/{thread['thread']['id']}/").json()
     assert detail["exchange_count"] == 2
-    first = detail["exchanges"][0]
+    first = detail["exchanges"]["results"][0]
     assert first["position"] == 1
-    assert f"thoughts:{first['synthesis_thought_id']}" == thread["synth_thought_id"]
+    assert first["synthesis_thought_id"] == thread["synth_thought_id"]
     assert first["synthesis"].startswith(SYNTH)
     assert first["feedback"] == "\n".join(FEEDBACK.splitlines()[:3])
 
