@@ -1,0 +1,160 @@
+"""Browser pages of the inner voice: ask a question, read and search your dialogue threads.
+
+The pages drive the same service and selectors as the API. An ask is a POST that redirects to
+the thread (post/redirect/get), so reloading the answer never asks again. The question is
+never stored, as in the API: on an error it is only sent back in the form, so nothing typed is
+lost."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Page, Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import path, reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from innervoice import selectors
+from innervoice.api import QUERY_MAX
+from innervoice.models import DialogueThread
+from innervoice.services import AskParams, inner_voice_ask, thread_close
+from legacymind.errors import NotFound, ServiceError
+
+logger = logging.getLogger("innervoice")
+
+TOPIC_MAX = 255  # DialogueThread.topic
+SEARCH_MAX = 500  # as the API's threads filter
+THREADS_PER_PAGE = 20
+EXCHANGES_PER_PAGE = 20
+
+ASK_FIRST = "Write a question first."
+# What the page says for an error the service raised; its own detail is the API's business.
+PLAIN = {
+    409: "This thread is closed. Ask on the inner voice's main page to start a new one.",
+    503: "Your question could not be read right now (the embedding service did not answer). "
+    "Nothing was stored: try again in a moment.",
+}
+
+
+class PageError(Exception):
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+@never_cache
+@login_required
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return _home(request, {})
+
+
+@never_cache
+@login_required
+@require_GET
+def thread(request: HttpRequest, thread_id: uuid.UUID) -> HttpResponse:
+    return _thread(request, _own_thread(request, thread_id), {})
+
+
+@never_cache
+@login_required
+@require_POST
+def ask(request: HttpRequest) -> HttpResponse:
+    form = {
+        "query": request.POST.get("query", ""),
+        "topic": request.POST.get("topic", ""),
+        "include_private": request.POST.get("include_private") == "on",
+    }
+    raw_thread = request.POST.get("thread_id", "")
+    continued = _own_thread(request, raw_thread) if raw_thread else None
+    try:
+        params = _params(form, continued)
+        result = inner_voice_ask(owner=request.user, params=params)
+    except PageError as exc:
+        return _form_again(request, continued, form, exc)
+    except ServiceError as exc:
+        if exc.public_detail is not None:  # the operator's business, as the API logs it
+            logger.warning("%s: %s", exc.error_code, exc.detail)
+        message = PLAIN.get(exc.status_code, "That did not work: try again in a moment.")
+        return _form_again(request, continued, form, PageError(message, status=exc.status_code))
+    url = reverse("inner-voice-page-thread", args=[result.thread.id])
+    return HttpResponseRedirect(f"{url}?asked={result.position}#exchange-{result.position}")
+
+
+@login_required
+@require_POST
+def close(request: HttpRequest, thread_id: uuid.UUID) -> HttpResponse:
+    own = _own_thread(request, thread_id)
+    if own.status == DialogueThread.Status.OPEN:
+        thread_close(thread=own)
+    return HttpResponseRedirect(reverse("inner-voice-page-thread", args=[own.id]))
+
+
+def _params(form: dict[str, Any], continued: DialogueThread | None) -> AskParams:
+    query, topic = form["query"], form["topic"].strip()
+    if not query.strip():
+        raise PageError(ASK_FIRST)
+    if len(query) > QUERY_MAX:
+        raise PageError(f"Your question is too long: keep it under {QUERY_MAX:,} characters.")
+    if len(topic) > TOPIC_MAX:
+        raise PageError(f"Keep the new thread's topic under {TOPIC_MAX} characters.")
+    return AskParams(
+        query=query,
+        include_private=form["include_private"],
+        thread_id=continued.id if continued else None,
+        new_thread=topic if topic and continued is None else None,
+    )
+
+
+def _own_thread(request: HttpRequest, thread_id: uuid.UUID | str) -> DialogueThread:
+    # Another user's thread reads like one that does not exist, as in the API.
+    try:
+        return selectors.thread_get(user=request.user, thread_id=thread_id)
+    except NotFound as exc:
+        raise Http404("No such thread.") from exc
+
+
+def _form_again(
+    request: HttpRequest, continued: DialogueThread | None, form: dict[str, Any], exc: PageError
+) -> HttpResponse:
+    context = {"error": exc.message, "form": form}
+    if continued is not None:
+        return _thread(request, continued, context, status=exc.status)
+    return _home(request, context, status=exc.status)
+
+
+def _home(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+    q = request.GET.get("q", "").strip()[:SEARCH_MAX]
+    threads = selectors.threads_list(user=request.user, q=q)
+    page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"q": q, "threads": page, "query_max": QUERY_MAX, "topic_max": TOPIC_MAX, **context}
+    return render(request, "innervoice/home.html", context, status=status)
+
+
+def _thread(
+    request: HttpRequest, own: DialogueThread, context: dict[str, Any], *, status: int = 200
+) -> HttpResponse:
+    # Newest first: the answer just asked for is at the top of the first page.
+    exchanges = selectors.thread_exchanges(thread=own).reverse()
+    page: Page[Any] = Paginator(exchanges, EXCHANGES_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "thread": own,
+        "exchanges": page,
+        "asked": request.GET.get("asked", ""),
+        "query_max": QUERY_MAX,
+        **context,
+    }
+    return render(request, "innervoice/thread.html", context, status=status)
+
+
+urlpatterns = [
+    path("inner-voice/", home, name="inner-voice-page"),
+    path("inner-voice/ask", ask, name="inner-voice-page-ask"),
+    path("inner-voice/threads/<uuid:thread_id>/", thread, name="inner-voice-page-thread"),
+    path("inner-voice/threads/<uuid:thread_id>/close", close, name="inner-voice-page-close"),
+]

@@ -1,0 +1,172 @@
+"""The inner voice's browser pages through Django's test client: ask, read, search and close
+threads; what is never stored; errors that keep what was typed; other users' threads."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from innervoice.models import DialogueExchange, DialogueThread
+from tests.innervoice.conftest import FEEDBACK, MARKER, QUERY, SYNTH, thought_at
+from tests.innervoice.factories import DialogueThreadFactory
+from tests.support.openai_server import use_openai_embeddings
+from thoughts.models import Thought
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def browser(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def ask(browser: Client, **form: str):
+    form.setdefault("query", QUERY)
+    return browser.post("/inner-voice/ask", form)
+
+
+def test_pages_need_a_login():
+    client = Client()
+    for url in ("/inner-voice/", f"/inner-voice/threads/{DialogueThreadFactory().id}/"):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/?next=")
+    response = client.post("/inner-voice/ask", {"query": QUERY})
+    assert response.status_code == 302 and not Thought.objects.exists()
+
+
+def test_asking_redirects_to_the_thread_which_shows_answer_and_follow_up(browser, voice):
+    response = ask(browser)
+    thread = DialogueThread.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/inner-voice/threads/{thread.id}/?asked=1#exchange-1"
+
+    page = browser.get(response["Location"]).content.decode()
+    assert SYNTH in page
+    assert FEEDBACK.splitlines()[0] in page
+    assert 'id="exchange-1"' in page and "exchange asked" in page
+    # The question is in no row and not on the page the answer is read from.
+    assert MARKER not in page
+    assert not Thought.objects.filter(content__contains=MARKER).exists()
+    assert Thought.objects.filter(origin__startswith="inner_voice").count() == 2
+
+
+def test_asking_again_from_the_thread_page_continues_that_thread(browser, voice):
+    ask(browser, topic="billing")
+    thread = DialogueThread.objects.get()
+    ask(browser, topic="ignored")  # a topic starts a thread: this is a second one
+    response = ask(browser, thread_id=str(thread.id))
+    assert response["Location"].startswith(f"/inner-voice/threads/{thread.id}/?asked=2")
+    assert list(thread.exchanges.values_list("position", flat=True)) == [1, 2]
+    assert DialogueThread.objects.get(id=thread.id).topic == "billing"
+    page = browser.get(f"/inner-voice/threads/{thread.id}/").content.decode()
+    # Newest first: exchange 2 comes before exchange 1.
+    assert page.index('id="exchange-2"') < page.index('id="exchange-1"')
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [("   ", "Write a question first."), ("x" * 4001, "keep it under 4,000 characters")],
+)
+def test_a_bad_question_is_refused_and_kept_in_the_form(browser, voice, query, message):
+    response = ask(browser, query=query)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert message in page
+    assert re.search(r'<textarea id="query"[^>]*>' + re.escape(query) + "</textarea>", page)
+    assert not Thought.objects.exists() and not DialogueThread.objects.exists()
+
+
+def test_an_overlong_topic_is_refused_and_the_question_kept(browser, voice):
+    response = ask(browser, topic="t" * 256)
+    assert response.status_code == 400
+    assert "topic under 255 characters" in response.content.decode()
+    assert QUERY in response.content.decode()
+    assert not DialogueThread.objects.exists()
+
+
+def test_an_embedding_failure_says_so_stores_nothing_and_keeps_the_question(
+    browser, settings, openai_stub, voice
+):
+    use_openai_embeddings(settings, openai_stub)
+    openai_stub.fail_next(500, times=5)
+    response = ask(browser)
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert "Nothing was stored" in page and QUERY in page
+    assert openai_stub.base_url not in page  # the provider's address is the operator's business
+    assert not Thought.objects.exists() and not DialogueThread.objects.exists()
+
+
+def test_asking_on_a_closed_thread_is_refused_with_the_question_kept(browser, voice):
+    ask(browser)
+    thread = DialogueThread.objects.get()
+    browser.post(f"/inner-voice/threads/{thread.id}/close")
+    response = ask(browser, thread_id=str(thread.id))
+    assert response.status_code == 409
+    assert "This thread is closed" in response.content.decode()
+    assert DialogueExchange.objects.count() == 1
+
+
+def test_closing_a_thread_closes_it_and_hides_the_ask_form(browser, voice):
+    ask(browser)
+    thread = DialogueThread.objects.get()
+    response = browser.post(f"/inner-voice/threads/{thread.id}/close")
+    assert response.status_code == 302
+    assert DialogueThread.objects.get().status == DialogueThread.Status.CLOSED
+    page = browser.get(f"/inner-voice/threads/{thread.id}/").content.decode()
+    assert 'id="ask-form"' not in page and "closed (closed)" in page
+
+
+def test_another_users_thread_is_a_404_to_read_close_or_ask_on(browser, other_user, voice):
+    theirs = DialogueThreadFactory(owner=other_user)
+    assert browser.get(f"/inner-voice/threads/{theirs.id}/").status_code == 404
+    assert browser.post(f"/inner-voice/threads/{theirs.id}/close").status_code == 404
+    assert ask(browser, thread_id=str(theirs.id)).status_code == 404
+    assert DialogueThread.objects.get(id=theirs.id).status == DialogueThread.Status.OPEN
+    assert not Thought.objects.exists()
+
+
+def test_the_home_page_lists_only_your_threads_and_searches_them(browser, other_user, voice):
+    ask(browser, topic="billing ledgers")
+    ask(browser, topic="garden plans")
+    DialogueThreadFactory(owner=other_user, topic="billing secrets")
+    page = browser.get("/inner-voice/").content.decode()
+    assert "billing ledgers" in page and "garden plans" in page
+    assert "billing secrets" not in page
+
+    found = browser.get("/inner-voice/", {"q": "GARDEN"}).content.decode()
+    assert "garden plans" in found and "billing ledgers" not in found
+    theirs = browser.get("/inner-voice/", {"q": "secrets"}).content.decode()
+    assert "billing secrets" not in theirs and "No thread of yours mentions" in theirs
+    # The stored answers are searched too, not only the topics.
+    by_answer = browser.get("/inner-voice/", {"q": "ledgers there"}).content.decode()
+    assert "billing ledgers" in by_answer and "garden plans" in by_answer
+    none = browser.get("/inner-voice/", {"q": "nothing like this"}).content.decode()
+    assert "No thread of yours mentions" in none
+
+
+def test_private_material_makes_a_private_exchange_marked_on_the_page(browser, user, voice):
+    thought_at(user, 0.9, 1, content="My private billing worry.", is_private=True)
+    ask(browser, include_private="on")
+    synthesis = Thought.objects.get(origin="inner_voice")
+    assert synthesis.is_private
+    thread = DialogueThread.objects.get()
+    page = browser.get(f"/inner-voice/threads/{thread.id}/").content.decode()
+    assert '<span class="tag">private</span>' in page
+
+
+def test_long_threads_are_paged(browser, user, voice):
+    ask(browser)
+    thread = DialogueThread.objects.get()
+    for _ in range(20):
+        ask(browser, thread_id=str(thread.id), query=f"{QUERY} again")
+    first = browser.get(f"/inner-voice/threads/{thread.id}/").content.decode()
+    assert 'id="exchange-21"' in first and 'id="exchange-1"' not in first
+    assert "Page 1 of 2" in first
+    second = browser.get(f"/inner-voice/threads/{thread.id}/", {"page": 2}).content.decode()
+    assert 'id="exchange-1"' in second and 'id="exchange-2"' not in second
