@@ -3,8 +3,10 @@ format, ``local`` with the real all-MiniLM-L6-v2 weights offline, and ``hash``."
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -317,6 +319,56 @@ def test_hash_vectors_are_the_same_in_another_process():
     )
     here = embeddings.HashEmbedder(dim=32).embed(["memory of thinking"]).round(6).tolist()
     assert out.stdout.strip() == str(here)
+
+
+def _hashed(text: str, dim: int) -> np.ndarray:
+    """The hash provider's definition, feature by feature: vectors already stored under
+    ``feature-hash-<dim>`` stay comparable only while it holds."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    out = np.zeros(dim)
+    for feature in words + [f"{a} {b}" for a, b in pairwise(words)]:
+        value = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+        out[value % dim] += 1.0 if value >> 63 else -1.0
+    if not out.any():  # no features, or features that cancel out
+        out[embeddings.hash_bucket(text, dim)] = 1.0
+    return out / np.linalg.norm(out)
+
+
+HASH_TEXTS = [
+    "The quick brown fox jumps over the lazy dog, the quick one",
+    "",
+    "!!! ???",
+    "Ünïcödé Straße 東京 2026",
+    "memory memory memory of thinking",
+    "word " * 400,
+]
+
+
+@pytest.mark.parametrize("dim", [384, 7, 1536])
+def test_hash_vectors_follow_the_feature_hashing_definition_in_any_batch(dim):
+    provider = embeddings.HashEmbedder(dim=dim)
+    expected = np.array([_hashed(text, dim) for text in HASH_TEXTS])
+
+    batch = provider.embed(HASH_TEXTS)  # first sight of every feature
+    again = provider.embed(HASH_TEXTS[::-1])[::-1]  # every feature remembered, other order
+    one_by_one = np.vstack([provider.embed([text]) for text in HASH_TEXTS])
+
+    assert batch.dtype == np.float32 and batch.shape == (len(HASH_TEXTS), dim)
+    assert np.allclose(batch, expected, atol=1e-6)
+    assert np.array_equal(batch, again)
+    assert np.array_equal(batch, one_by_one)
+    assert provider.embed([]).shape == (0, dim)
+
+
+def test_hash_feature_memory_stays_bounded_and_changes_no_vector():
+    provider = embeddings.HashEmbedder(dim=64)
+    provider.CACHE_MAX = 5
+    texts = [f"alpha beta gamma {i} delta epsilon" for i in range(20)]
+
+    vectors = provider.embed(texts)
+
+    assert len(provider._codes) <= 5
+    assert np.allclose(vectors, [_hashed(text, 64) for text in texts], atol=1e-6)
 
 
 # --- choice ---------------------------------------------------------------------------------
