@@ -145,7 +145,7 @@ class HashEmbedder:
         signs = 1.0 - 2.0 * (code_array & 1)
         sums = np.bincount(rows + (code_array >> 1), weights=signs, minlength=len(texts) * self.dim)
         matrix = sums.astype(np.float32).reshape(len(texts), self.dim)
-        for i in np.flatnonzero(~matrix.any(axis=1)):
+        for i in np.flatnonzero(~matrix.any(axis=1)).tolist():
             # An empty or symbol-only text still gets a stable, non-zero vector.
             matrix[i][hash_bucket(texts[i], self.dim)] = 1.0
         return _checked(self, _normalise(matrix), len(texts))
