@@ -84,9 +84,9 @@ def fill(rows: int, seed: int) -> list[str]:
         batch_size=2000,
     )
     return [
-        table.text(row)
+        table.text(*values)
         for table in embedded_tables("all")
-        for row in table.model._default_manager.order_by("pk").only(*table.columns)
+        for values in table.model._default_manager.order_by("pk").values_list(*table.columns)
     ]
 
 
@@ -107,14 +107,14 @@ def previous_model(provider: embeddings.EmbeddingProvider) -> None:
     try:
         for table in embedded_tables("all"):  # what reembed reads, embedded otherwise
             manager = table.model._default_manager
-            rows = list(manager.order_by("pk").only("pk", *table.columns))
+            rows = list(manager.order_by("pk").values_list("pk", *table.columns))
             for i in range(0, len(rows), 2000):
                 chunk = rows[i : i + 2000]
                 with transaction.atomic():
                     vectors_store(
                         model=table.model,
-                        pks=[row.pk for row in chunk],
-                        matrix=old.embed([f"{table.text(row)} previously" for row in chunk]),
+                        pks=[row[0] for row in chunk],
+                        matrix=old.embed([f"{table.text(*row[1:])} previously" for row in chunk]),
                         provider="previous",
                         model_name=PREVIOUS_MODEL,
                         embedded_at=now,
