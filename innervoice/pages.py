@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from contextlib import suppress
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -20,10 +21,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from innervoice import selectors
-from innervoice.api import QUERY_MAX
+from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask, thread_close
-from legacymind.errors import NotFound, ServiceError
+from legacymind.errors import Conflict, NotFound, ServiceError
+from legacymind.throttles import UserThrottle
 
 logger = logging.getLogger("innervoice")
 
@@ -33,9 +35,14 @@ THREADS_PER_PAGE = 20
 EXCHANGES_PER_PAGE = 20
 
 ASK_FIRST = "Write a question first."
+TOO_LONG = f"Your question is too long: keep it under {QUERY_MAX:,} characters."
+TOPIC_TOO_LONG = f"Keep the new thread's topic under {TOPIC_MAX} characters."
+NUL = "Your question or topic holds a null character, which cannot be stored: remove it."
+TOO_MANY = "You have asked too often for now: wait a moment and ask again."
 # What the page says for an error the service raised; its own detail is the API's business.
 PLAIN = {
-    409: "This thread is closed. Ask on the inner voice's main page to start a new one.",
+    409: "That thread is closed. Your question is below: ask it here to go on in your open "
+    "thread, or give a topic to start a new one.",
     503: "Your question could not be read right now (the embedding service did not answer). "
     "Nothing was stored: try again in a moment.",
 }
@@ -74,6 +81,10 @@ def ask(request: HttpRequest) -> HttpResponse:
     continued = _own_thread(request, raw_thread) if raw_thread else None
     try:
         params = _params(form, continued)
+        # The API's per-user rate (API_THROTTLE_USER) holds here too: an ask costs model calls
+        # whichever way it comes in.
+        if not UserThrottle().allow_request(request, None):  # type: ignore[arg-type]
+            raise PageError(TOO_MANY, status=429)
         result = inner_voice_ask(owner=request.user, params=params)
     except PageError as exc:
         return _form_again(request, continued, form, exc)
@@ -81,6 +92,10 @@ def ask(request: HttpRequest) -> HttpResponse:
         if exc.public_detail is not None:  # the operator's business, as the API logs it
             logger.warning("%s: %s", exc.error_code, exc.detail)
         message = PLAIN.get(exc.status_code, "That did not work: try again in a moment.")
+        if isinstance(exc, Conflict):
+            # The thread closed (by hand, elsewhere, or timed out): its page would have no
+            # form, so the question goes back in the main page's.
+            continued = None
         return _form_again(request, continued, form, PageError(message, status=exc.status_code))
     url = reverse("inner-voice-page-thread", args=[result.thread.id])
     return HttpResponseRedirect(f"{url}?asked={result.position}#exchange-{result.position}")
@@ -91,24 +106,38 @@ def ask(request: HttpRequest) -> HttpResponse:
 def close(request: HttpRequest, thread_id: uuid.UUID) -> HttpResponse:
     own = _own_thread(request, thread_id)
     if own.status == DialogueThread.Status.OPEN:
-        thread_close(thread=own)
+        # A second click, or another tab, may close it first: closed is what was asked for.
+        with suppress(Conflict):
+            thread_close(thread=own)
     return HttpResponseRedirect(reverse("inner-voice-page-thread", args=[own.id]))
 
 
 def _params(form: dict[str, Any], continued: DialogueThread | None) -> AskParams:
-    query, topic = form["query"], form["topic"].strip()
+    """The API's own input rules (``InnerVoiceInput``), worded for the page."""
+    # Browsers send a textarea's line breaks as CRLF: counted as the user sees them.
+    query, topic = form["query"].replace("\r\n", "\n"), form["topic"].strip()
     if not query.strip():
         raise PageError(ASK_FIRST)
-    if len(query) > QUERY_MAX:
-        raise PageError(f"Your question is too long: keep it under {QUERY_MAX:,} characters.")
-    if len(topic) > TOPIC_MAX:
-        raise PageError(f"Keep the new thread's topic under {TOPIC_MAX} characters.")
-    return AskParams(
-        query=query,
-        include_private=form["include_private"],
-        thread_id=continued.id if continued else None,
-        new_thread=topic if topic and continued is None else None,
-    )
+    data: dict[str, Any] = {"query": query, "include_private": form["include_private"]}
+    if continued is not None:
+        data["thread_id"] = continued.id
+    elif topic:
+        data["new_thread"] = topic
+    checked = InnerVoiceInput(data=data)
+    if not checked.is_valid():
+        codes = {
+            (name, getattr(error, "code", None))
+            for name, errors in checked.errors.items()
+            for error in errors
+        }
+        if ("query", "max_length") in codes:
+            raise PageError(TOO_LONG)
+        if ("new_thread", "max_length") in codes:
+            raise PageError(TOPIC_TOO_LONG)
+        if any(code == "null_characters_not_allowed" for _, code in codes):
+            raise PageError(NUL)
+        raise PageError("That question cannot be asked as it is: check it and try again.")
+    return checked.params()
 
 
 def _own_thread(request: HttpRequest, thread_id: uuid.UUID | str) -> DialogueThread:

@@ -18,6 +18,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 logger = logging.getLogger("legacymind.errors")
 
+DATABASE_UNAVAILABLE = "The database is unavailable; try again shortly."
+
 
 class ServiceError(Exception):
     """Raised by services for failures the API maps to a status and an error code."""
@@ -123,8 +125,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         request = context.get("request")
         reason = " ".join(str(exc).split())  # psycopg's messages span lines
         logger.warning("database error on %s: %s", getattr(request, "path", "?"), reason)
-        detail = "The database is unavailable; try again shortly."
-        return Response(envelope(503, detail), status=503)
+        return Response(envelope(503, DATABASE_UNAVAILABLE), status=503)
     if isinstance(exc, ServiceError):
         detail = exc.detail
         if exc.public_detail is not None:

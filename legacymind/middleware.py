@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
-from legacymind.errors import json_error, wants_json
+from legacymind.errors import DATABASE_UNAVAILABLE, json_error, logger, wants_json
 from legacymind.validators import NUL_MESSAGE
 
 
@@ -39,3 +40,27 @@ def _refuse(request: HttpRequest, names: list[str]) -> HttpResponse:
         fields = {name.replace("\x00", "\\0"): [NUL_MESSAGE] for name in names}
         return json_error(request, 400, f"Invalid input. {NUL_MESSAGE}", fields=fields)
     return HttpResponseBadRequest(NUL_MESSAGE, content_type="text/plain; charset=utf-8")
+
+
+class DatabaseUnavailable:
+    """A page (or a JSON view outside DRF) whose database went away, or refused a statement,
+    answers 503 with a plain sentence and one WARNING line, as the API's exception handler
+    does, instead of a 500 and a traceback. The answer is plain text: a page's template may
+    itself need the database (the signed-in user)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        reason = " ".join(str(exception).split())  # psycopg's messages span lines
+        logger.warning("database error on %s: %s", request.path, reason)
+        if wants_json(request):
+            return json_error(request, 503, DATABASE_UNAVAILABLE)
+        return HttpResponse(
+            DATABASE_UNAVAILABLE, status=503, content_type="text/plain; charset=utf-8"
+        )

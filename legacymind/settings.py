@@ -57,6 +57,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so that it sees a view's exception first (DRF views answer their own).
+    "legacymind.middleware.DatabaseUnavailable",
 ]
 
 ROOT_URLCONF = "legacymind.urls"

@@ -108,8 +108,42 @@ def test_asking_on_a_closed_thread_is_refused_with_the_question_kept(browser, vo
     browser.post(f"/inner-voice/threads/{thread.id}/close")
     response = ask(browser, thread_id=str(thread.id))
     assert response.status_code == 409
-    assert "This thread is closed" in response.content.decode()
+    page = response.content.decode()
+    assert "That thread is closed" in page
+    # Back in the main page's form, which asks without the closed thread's id.
+    assert re.search(r'<textarea id="query"[^>]*>' + re.escape(QUERY) + "</textarea>", page)
+    assert 'name="thread_id"' not in page and 'id="topic"' in page
     assert DialogueExchange.objects.count() == 1
+
+
+@pytest.mark.parametrize("field", ["query", "topic"])
+def test_a_null_character_is_refused_before_any_model_is_asked(browser, voice, field):
+    form = {"query": QUERY, "topic": "billing"}
+    form[field] = form[field] + "\x00 and more"
+    response = ask(browser, **form)
+    assert response.status_code == 400
+    assert "null character" in response.content.decode()
+    assert voice.requests == []  # no synthesis, no follow-up: nothing paid for
+    assert not Thought.objects.exists() and not DialogueThread.objects.exists()
+
+
+def test_line_breaks_count_once_as_the_textarea_shows_them(browser, voice):
+    # Browsers send a textarea's line breaks as CRLF: 3,600 characters on screen, 4,500 sent.
+    question = "why\r\n" * 900
+    response = ask(browser, query=question)
+    assert response.status_code == 302
+    assert DialogueExchange.objects.count() == 1
+
+
+def test_the_page_counts_against_the_apis_per_user_rate(browser, voice, settings):
+    settings.API_THROTTLE_USER = "2/minute"
+    assert ask(browser).status_code == 302
+    assert ask(browser).status_code == 302
+    response = ask(browser)
+    assert response.status_code == 429
+    page = response.content.decode()
+    assert "asked too often" in page and QUERY in page
+    assert DialogueExchange.objects.count() == 2
 
 
 def test_closing_a_thread_closes_it_and_hides_the_ask_form(browser, voice):

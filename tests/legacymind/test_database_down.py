@@ -1,5 +1,6 @@
 """The database going away under a running server: the API answers a retryable 503 in the
-envelope with one WARNING line, not a 500 with a traceback, and nothing is half-stored."""
+envelope, the pages a one-line 503, each with one WARNING line, not a 500 with a traceback, and
+nothing is half-stored."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from contextlib import contextmanager
 
 import pytest
 from django.db import connections
+from django.test import Client
 
 from thoughts.models import Thought
 
@@ -62,3 +64,19 @@ def test_the_api_works_again_once_the_database_is_back(api):
     with database_unreachable():
         assert api.get("/api/v1/thoughts/").status_code == 503
     assert api.get("/api/v1/thoughts/").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/inner-voice/", "/journal/"])
+def test_a_page_whose_database_is_gone_is_a_503_sentence_and_one_log_line(user, caplog, path):
+    browser = Client()
+    browser.force_login(user)
+    caplog.set_level(logging.WARNING, logger="legacymind.errors")
+    with database_unreachable():
+        response = browser.get(path)
+    assert response.status_code == 503
+    assert response["Content-Type"].startswith("text/plain")
+    assert response.content.decode() == "The database is unavailable; try again shortly."
+    [record] = [r for r in caplog.records if r.name == "legacymind.errors"]
+    assert record.getMessage().startswith(f"database error on {path}: connection failed")
+    assert record.exc_info is None
+    assert browser.get(path).status_code == 200  # and the page is back with the database
