@@ -39,7 +39,8 @@ def test_pages_need_a_login():
     assert response.status_code == 302 and not Thought.objects.exists()
 
 
-def test_asking_redirects_to_the_thread_which_shows_answer_and_follow_up(browser, voice):
+def test_asking_redirects_to_the_thread_which_shows_answer_and_follow_up(browser, voice, caplog):
+    caplog.set_level("DEBUG")
     response = ask(browser)
     thread = DialogueThread.objects.get()
     assert response.status_code == 302
@@ -53,6 +54,8 @@ def test_asking_redirects_to_the_thread_which_shows_answer_and_follow_up(browser
     assert MARKER not in page
     assert not Thought.objects.filter(content__contains=MARKER).exists()
     assert Thought.objects.filter(origin__startswith="inner_voice").count() == 2
+    # Nor in any log line, at any level, on the way through the page.
+    assert caplog.records and not any(MARKER in r.getMessage() for r in caplog.records)
 
 
 def test_asking_again_from_the_thread_page_continues_that_thread(browser, voice):
