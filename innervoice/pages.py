@@ -24,7 +24,7 @@ from innervoice import selectors
 from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask, thread_close
-from legacymind.errors import Conflict, NotFound, ServiceError
+from legacymind.errors import Conflict, NotFound, ServiceError, redis_address, redis_down
 from legacymind.throttles import UserThrottle
 
 logger = logging.getLogger("innervoice")
@@ -39,6 +39,7 @@ TOO_LONG = f"Your question is too long: keep it under {QUERY_MAX:,} characters."
 TOPIC_TOO_LONG = f"Keep the new thread's topic under {TOPIC_MAX} characters."
 NUL = "Your question or topic holds a null character, which cannot be stored: remove it."
 TOO_MANY = "You have asked too often for now: wait a moment and ask again."
+UNAVAILABLE = "A service this page needs is not answering: nothing was stored, try again soon."
 # What the page says for an error the service raised; its own detail is the API's business.
 PLAIN = {
     409: "That thread is closed. Your question is below: ask it here to go on in your open "
@@ -83,8 +84,7 @@ def ask(request: HttpRequest) -> HttpResponse:
         params = _params(form, continued)
         # The API's per-user rate (API_THROTTLE_USER) holds here too: an ask costs model calls
         # whichever way it comes in.
-        if not UserThrottle().allow_request(request, None):  # type: ignore[arg-type]
-            raise PageError(TOO_MANY, status=429)
+        _within_rate(request)
         result = inner_voice_ask(owner=request.user, params=params)
     except PageError as exc:
         return _form_again(request, continued, form, exc)
@@ -138,6 +138,20 @@ def _params(form: dict[str, Any], continued: DialogueThread | None) -> AskParams
             raise PageError(NUL)
         raise PageError("That question cannot be asked as it is: check it and try again.")
     return checked.params()
+
+
+def _within_rate(request: HttpRequest) -> None:
+    """``API_THROTTLE_USER``'s rate, which the cache counts: a cache (Redis) that is down is
+    a 503 in the form, the question kept, as the API answers it."""
+    try:
+        allowed = UserThrottle().allow_request(request, None)  # type: ignore[arg-type]
+    except Exception as exc:
+        if not redis_down(exc):
+            raise
+        logger.warning("redis at %s unreachable on %s: %s", redis_address(), request.path, exc)
+        raise PageError(UNAVAILABLE, status=503) from exc
+    if not allowed:
+        raise PageError(TOO_MANY, status=429)
 
 
 def _own_thread(request: HttpRequest, thread_id: uuid.UUID | str) -> DialogueThread:

@@ -90,13 +90,13 @@ def _too_large() -> str:
     return f"Request body larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
 
 
-def _redis_down(exc: Exception) -> bool:
+def redis_down(exc: Exception) -> bool:
     import redis
 
     return isinstance(exc, redis.ConnectionError | redis.TimeoutError)
 
 
-def _redis_address() -> str:
+def redis_address() -> str:
     """REDIS_URL without its password, for the log."""
     from urllib.parse import urlsplit
 
@@ -110,12 +110,12 @@ def _redis_address() -> str:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if _redis_down(exc):
+    if redis_down(exc):
         # The cache (rate guards, throttles, the agent's idempotency store) is Redis. A client
         # gets a retryable 503 with no address; the operator gets the address and the error.
         request = context.get("request")
         path = getattr(request, "path", "?")
-        logger.warning("redis at %s unreachable on %s: %s", _redis_address(), path, exc)
+        logger.warning("redis at %s unreachable on %s: %s", redis_address(), path, exc)
         detail = "A service this request needs is unavailable; try again shortly."
         return Response(envelope(503, detail), status=503)
     if isinstance(exc, OperationalError | InterfaceError):

@@ -12,6 +12,7 @@ from innervoice.models import DialogueExchange, DialogueThread
 from tests.innervoice.conftest import FEEDBACK, MARKER, QUERY, SYNTH, thought_at
 from tests.innervoice.factories import DialogueThreadFactory
 from tests.support.openai_server import use_openai_embeddings
+from tests.support.redis_server import cache_down
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
@@ -147,6 +148,19 @@ def test_the_page_counts_against_the_apis_per_user_rate(browser, voice, settings
     page = response.content.decode()
     assert "asked too often" in page and QUERY in page
     assert DialogueExchange.objects.count() == 2
+
+
+def test_with_the_rate_on_and_its_cache_down_the_form_comes_back_with_a_503(
+    browser, voice, settings, caplog
+):
+    settings.API_THROTTLE_USER = "100/minute"
+    with cache_down() as port:
+        response = ask(browser)
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert "nothing was stored" in page and QUERY in page and str(port) not in page
+    assert any(f"127.0.0.1:{port}" in r.getMessage() for r in caplog.records)
+    assert voice.requests == [] and not Thought.objects.exists()
 
 
 def test_closing_a_thread_closes_it_and_hides_the_ask_form(browser, voice):
