@@ -111,7 +111,7 @@ class HashEmbedder:
     name = "hash"
     # Features whose slot is remembered (words and bigrams recur: Zipf): the hash of a feature
     # cost ~0.6 µs in Python, most of an embedding's time and of a ``reembed`` with this
-    # provider. Cleared when full, so memory stays bounded (~10 MB) whatever the text.
+    # provider. Cleared when full, so memory stays bounded (~12 MB) whatever the text.
     CACHE_MAX = 100_000
 
     def __init__(self, dim: int = HASH_DEFAULT_DIM) -> None:
