@@ -24,7 +24,7 @@ from innervoice import selectors
 from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask, thread_close
-from legacymind.errors import Conflict, NotFound, ServiceError, redis_address, redis_down
+from legacymind.errors import Conflict, NotFound, ServiceError, outage, redis_down
 from legacymind.throttles import UserThrottle
 
 logger = logging.getLogger("innervoice")
@@ -148,7 +148,7 @@ def _within_rate(request: HttpRequest) -> None:
     except Exception as exc:
         if not redis_down(exc):
             raise
-        logger.warning("redis at %s unreachable on %s: %s", redis_address(), request.path, exc)
+        outage(exc, path=request.path)  # the operator's WARNING line, as the API logs it
         raise PageError(UNAVAILABLE, status=503) from exc
     if not allowed:
         raise PageError(TOO_MANY, status=429)

@@ -96,7 +96,7 @@ def redis_down(exc: Exception) -> bool:
     return isinstance(exc, redis.ConnectionError | redis.TimeoutError)
 
 
-def redis_address() -> str:
+def _redis_address() -> str:
     """REDIS_URL without its password, for the log."""
     from urllib.parse import urlsplit
 
@@ -109,23 +109,28 @@ def redis_address() -> str:
     return f"{host}:{parts.port or 6379}{parts.path}"
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+def outage(exc: Exception, *, path: str) -> str | None:
+    """The public sentence for a retryable outage that ``exc`` stands for, logged once for the
+    operator (one WARNING line, no traceback); None when ``exc`` is no outage.
+
+    Redis down: the cache (rate guards, throttles, the agent's idempotency store); the client
+    never sees the address, the log does. The database gone (restart, failover, network) or a
+    statement refused (a timeout, a deadlock): services write inside transaction.atomic(), so
+    the failed request left nothing behind."""
     if redis_down(exc):
-        # The cache (rate guards, throttles, the agent's idempotency store) is Redis. A client
-        # gets a retryable 503 with no address; the operator gets the address and the error.
-        request = context.get("request")
-        path = getattr(request, "path", "?")
-        logger.warning("redis at %s unreachable on %s: %s", redis_address(), path, exc)
-        detail = "A service this request needs is unavailable; try again shortly."
-        return Response(envelope(503, detail), status=503)
+        logger.warning("redis at %s unreachable on %s: %s", _redis_address(), path, exc)
+        return "A service this request needs is unavailable; try again shortly."
     if isinstance(exc, OperationalError | InterfaceError):
-        # The database went away (restart, failover, network) or refused a statement (a
-        # timeout, a deadlock): retryable, so a 503 in the envelope, not a 500 and a traceback.
-        # Services write inside transaction.atomic(), so the failed request left nothing behind.
-        request = context.get("request")
         reason = " ".join(str(exc).split())  # psycopg's messages span lines
-        logger.warning("database error on %s: %s", getattr(request, "path", "?"), reason)
-        return Response(envelope(503, DATABASE_UNAVAILABLE), status=503)
+        logger.warning("database error on %s: %s", path, reason)
+        return DATABASE_UNAVAILABLE
+    return None
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    detail = outage(exc, path=getattr(context.get("request"), "path", "?"))
+    if detail is not None:  # retryable: a 503 in the envelope, not a 500 and a traceback
+        return Response(envelope(503, detail), status=503)
     if isinstance(exc, ServiceError):
         detail = exc.detail
         if exc.public_detail is not None:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
-from legacymind.errors import DATABASE_UNAVAILABLE, json_error, logger, wants_json
+from legacymind.errors import DATABASE_UNAVAILABLE, json_error, outage, wants_json
 from legacymind.validators import NUL_MESSAGE
 
 
@@ -57,10 +57,7 @@ class DatabaseUnavailable:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, OperationalError | InterfaceError):
             return None
-        reason = " ".join(str(exception).split())  # psycopg's messages span lines
-        logger.warning("database error on %s: %s", request.path, reason)
+        detail = outage(exception, path=request.path) or DATABASE_UNAVAILABLE
         if wants_json(request):
-            return json_error(request, 503, DATABASE_UNAVAILABLE)
-        return HttpResponse(
-            DATABASE_UNAVAILABLE, status=503, content_type="text/plain; charset=utf-8"
-        )
+            return json_error(request, 503, detail)
+        return HttpResponse(detail, status=503, content_type="text/plain; charset=utf-8")
