@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agent.schemas import MAX_ENTRY, MAX_REPLY
 from agent.services import agent_act
-from legacymind.errors import ServiceError
+from legacymind.errors import ServiceError, outage
 
 MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
 # The API's own limits: the page refuses nothing the API would take, and its fields say so.
@@ -140,6 +140,13 @@ def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, 
             )
     except ServiceError as exc:
         raise _plain(exc) from exc
+    except Exception as exc:
+        # The cache (Redis) holds the rate guard and the idempotency store: down, the step is
+        # not run, and the page says so with the entry or question kept, as the API's 503.
+        detail = outage(exc, path=request.path)
+        if detail is None:
+            raise
+        raise PageError(detail, status=503) from exc
     return dict(response)
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
-from legacymind.errors import DATABASE_UNAVAILABLE, json_error, outage, wants_json
+from legacymind.errors import json_error, outage, wants_json
 from legacymind.validators import NUL_MESSAGE
 
 
@@ -42,11 +41,14 @@ def _refuse(request: HttpRequest, names: list[str]) -> HttpResponse:
     return HttpResponseBadRequest(NUL_MESSAGE, content_type="text/plain; charset=utf-8")
 
 
-class DatabaseUnavailable:
-    """A page (or a JSON view outside DRF) whose database went away, or refused a statement,
+class OutageUnavailable:
+    """A page (or a JSON view outside DRF) whose database went away or refused a statement, or
+    whose Redis cache (sign-in's failure counter, the agent's guards) cannot be reached,
     answers 503 with a plain sentence and one WARNING line, as the API's exception handler
     does, instead of a 500 and a traceback. The answer is plain text: a page's template may
-    itself need the database (the signed-in user)."""
+    itself need the database (the signed-in user). Pages that can keep the visitor's input
+    (the journal, the inner voice's question) catch the outage themselves and say it in the
+    form."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -55,9 +57,9 @@ class DatabaseUnavailable:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, OperationalError | InterfaceError):
+        detail = outage(exception, path=request.path)
+        if detail is None:
             return None
-        detail = outage(exception, path=request.path) or DATABASE_UNAVAILABLE
         if wants_json(request):
             return json_error(request, 503, detail)
         return HttpResponse(detail, status=503, content_type="text/plain; charset=utf-8")

@@ -58,7 +58,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so that it sees a view's exception first (DRF views answer their own).
-    "legacymind.middleware.DatabaseUnavailable",
+    "legacymind.middleware.OutageUnavailable",
 ]
 
 ROOT_URLCONF = "legacymind.urls"

@@ -61,3 +61,18 @@ def test_a_replayable_turn_is_refused_not_run_without_the_idempotency_store(
     data = init(client)
     response = advance(client, data, HTTP_IDEMPOTENCY_KEY="turn-1")
     unavailable(response, cache_down, caplog)
+
+
+def test_the_journal_page_keeps_the_entry_and_says_to_retry_when_redis_is_down(
+    client, cache_down, caplog
+):
+    response = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY})
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert "unavailable" in page and "try again" in page
+    assert str(cache_down) not in page and "redis" not in page.lower()
+    assert "like I always say yes" in page  # the entry is still in the form
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(f"127.0.0.1:{cache_down}" in m for m in warnings), warnings
+    assert BOUNDARIES_ENTRY[:40] not in " ".join(warnings)  # never the writer's words
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
