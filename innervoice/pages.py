@@ -20,7 +20,7 @@ from django.urls import path, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from innervoice import selectors
+from innervoice import selectors, submissions
 from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask, thread_close
@@ -39,6 +39,10 @@ TOO_LONG = f"Your question is too long: keep it under {QUERY_MAX:,} characters."
 TOPIC_TOO_LONG = f"Keep the new thread's topic under {TOPIC_MAX} characters."
 NUL = "Your question or topic holds a null character, which cannot be stored: remove it."
 TOO_MANY = "You have asked too often for now: wait a moment and ask again."
+STILL_RUNNING = (
+    "This question was sent twice and is still being answered: its answer will be in your "
+    "threads in a moment."
+)
 UNAVAILABLE = "A service this page needs is not answering: nothing was stored, try again soon."
 # What the page says for an error the service raised; its own detail is the API's business.
 PLAIN = {
@@ -82,10 +86,17 @@ def ask(request: HttpRequest) -> HttpResponse:
     continued = _own_thread(request, raw_thread) if raw_thread else None
     try:
         params = _params(form, continued)
-        # The API's per-user rate (API_THROTTLE_USER) holds here too: an ask costs model calls
-        # whichever way it comes in.
-        _within_rate(request)
-        result = inner_voice_ask(owner=request.user, params=params)
+        once = _claim(request)
+        if isinstance(once, str):  # the same form sent again: the first post's answer
+            return HttpResponseRedirect(once)
+        try:
+            # The API's per-user rate (API_THROTTLE_USER) holds here too: an ask costs model
+            # calls whichever way it comes in.
+            _within_rate(request)
+            result = inner_voice_ask(owner=request.user, params=params)
+        except BaseException:
+            once.release()  # nothing was stored: the same form may be sent again
+            raise
     except PageError as exc:
         return _form_again(request, continued, form, exc)
     except ServiceError as exc:
@@ -98,7 +109,22 @@ def ask(request: HttpRequest) -> HttpResponse:
             continued = None
         return _form_again(request, continued, form, PageError(message, status=exc.status_code))
     url = reverse("inner-voice-page-thread", args=[result.thread.id])
-    return HttpResponseRedirect(f"{url}?asked={result.position}#exchange-{result.position}")
+    answer = f"{url}?asked={result.position}#exchange-{result.position}"
+    once.done(answer)
+    return HttpResponseRedirect(answer)
+
+
+def _claim(request: HttpRequest) -> submissions.Claim | str:
+    """This post's claim on its form's token, or the answer of an earlier post of that form."""
+    token = request.POST.get(submissions.FIELD, "")
+    try:
+        return submissions.claim(user_id=request.user.pk, token=token)
+    except submissions.StillRunning as exc:
+        raise PageError(STILL_RUNNING, status=409) from exc
+    except Exception as exc:
+        if outage(exc, path=request.path) is None:  # logged when it is one
+            raise
+        raise PageError(UNAVAILABLE, status=503) from exc
 
 
 @login_required
@@ -175,7 +201,14 @@ def _home(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -
     q = request.GET.get("q", "").strip()[:SEARCH_MAX]
     threads = selectors.threads_list(user=request.user, q=q)
     page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
-    context = {"q": q, "threads": page, "query_max": QUERY_MAX, "topic_max": TOPIC_MAX, **context}
+    context = {
+        "q": q,
+        "threads": page,
+        "query_max": QUERY_MAX,
+        "topic_max": TOPIC_MAX,
+        "ask_token": submissions.new_token(),
+        **context,
+    }
     return render(request, "innervoice/home.html", context, status=status)
 
 
@@ -190,6 +223,7 @@ def _thread(
         "exchanges": page,
         "asked": request.GET.get("asked", ""),
         "query_max": QUERY_MAX,
+        "ask_token": submissions.new_token(),
         **context,
     }
     return render(request, "innervoice/thread.html", context, status=status)
