@@ -50,7 +50,7 @@ class Claim:
             cache.delete(self.key)
 
 
-def claim(*, user_id: int, token: str, wait: float | None = None) -> Claim | str:
+def claim(*, user_id: object, token: str, wait: float | None = None) -> Claim | str:
     """A ``Claim`` when this post is to run the ask, or the address of the answer an earlier
     post with the same token produced (after waiting up to ``wait`` seconds, WAIT_SECONDS by
     default, for it; then ``StillRunning``). Cache errors (Redis down) propagate."""
