@@ -1,12 +1,46 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models import CASCADE, SET_NULL
+from django.db.models.deletion import Collector
 from django.db.models.functions import Lower
 
 from legacymind.validators import no_nul
 from legacymind.vectors import EmbeddedModel, embedding_indexes
+
+
+def private_source_deleted(
+    collector: Collector, field: models.ForeignKey, sub_objs: Any, using: str
+) -> None:
+    """``on_delete`` of the thought a memory or candidate was drawn from.
+
+    From a private thought, the rows go with it (a thought deleted by itself, or with its
+    owner): what was drawn from it is its owner's alone, and with no source thought left a
+    memory would read as shared, visible to everyone (``memories_visible_to``), and a
+    candidate would no longer say it came from private words. From a shared thought they stay,
+    without the link."""
+    thoughts = field.remote_field.model._base_manager.using(using)
+    private = thoughts.filter(is_private=True).values("pk")
+    hidden: Any
+    shared: Any
+    if isinstance(sub_objs, models.QuerySet):
+        hidden, shared = (
+            sub_objs.filter(**{f"{field.name}__in": private}),
+            sub_objs.exclude(**{f"{field.name}__in": private}),
+        )
+    else:
+        ids = {getattr(obj, field.attname) for obj in sub_objs}
+        private_ids = set(thoughts.filter(pk__in=ids, is_private=True).values_list("pk", flat=True))
+        hidden = [obj for obj in sub_objs if getattr(obj, field.attname) in private_ids]
+        shared = [obj for obj in sub_objs if getattr(obj, field.attname) not in private_ids]
+    if hidden:
+        CASCADE(collector, field, hidden, using)
+    if shared:
+        SET_NULL(collector, field, shared, using)
 
 
 class Memory(EmbeddedModel):
@@ -32,7 +66,7 @@ class Entity(Memory):
         "thoughts.Thought",
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=private_source_deleted,
         related_name="kg_entities",
     )
 
@@ -72,7 +106,7 @@ class Observation(Memory):
         "thoughts.Thought",
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=private_source_deleted,
         related_name="kg_observations",
     )
     confidence = models.FloatField(default=1.0)
@@ -110,7 +144,7 @@ class Edge(models.Model):
         "thoughts.Thought",
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=private_source_deleted,
         related_name="kg_edges",
     )
     created_at = models.DateTimeField(auto_now_add=True)
@@ -144,7 +178,11 @@ class Candidate(models.Model):
     confidence = models.FloatField(default=0.5)
     origin = models.CharField(max_length=32, default="extraction")
     staged_by_thought = models.ForeignKey(
-        "thoughts.Thought", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "thoughts.Thought",
+        null=True,
+        blank=True,
+        on_delete=private_source_deleted,
+        related_name="+",
     )
     provider = models.CharField(max_length=32, blank=True, default="")
     model = models.CharField(max_length=128, blank=True, default="")
