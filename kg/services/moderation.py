@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from kg.identity import clean, edge_key, norm
@@ -56,13 +57,15 @@ class DecisionOutcome:
     detail: str
 
 
-def entity_find(*, name: str) -> Entity | None:
-    """The entity a name refers to: by name, else by alias (case-insensitive)."""
-    by_name = Entity.objects.filter(name__iexact=clean(name)).order_by("id").first()
+def entity_find(*, name: str, among: QuerySet[Entity] | None = None) -> Entity | None:
+    """The entity a name refers to: by name, else by alias (case-insensitive), among ``among``
+    (default: every entity)."""
+    entities = Entity.objects.all() if among is None else among
+    by_name = entities.filter(name__iexact=clean(name)).order_by("id").first()
     if by_name is not None:
         return by_name
     return (
-        Entity.objects.extra(
+        entities.extra(
             where=["EXISTS (SELECT 1 FROM unnest(aliases) a WHERE lower(a) = lower(%s))"],
             params=[clean(name)],
         )
@@ -138,7 +141,7 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
             )
         if created:
             entity_embed_on_commit(entity_id=entity.pk)
-        else:
+        elif _names_may_join(entity, cand):
             _add_aliases(entity, cand.aliases)
         cand.promoted = entity
         _reviewed(cand, item, reviewer)
@@ -163,6 +166,11 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
     )
     if canonical is None:
         raise DecisionError(f"canonical entity {item.canonical_id} does not exist")
+    if not _names_may_join(canonical, cand):
+        raise DecisionError(
+            f"entity candidate {item.id} comes from a private thought: its name cannot become "
+            "an alias of a shared entity (everyone would read it); approve or reject it"
+        )
     _add_aliases(canonical, [cand.name, *cand.aliases])
     cand.promoted = canonical
     _reviewed(cand, item, reviewer)
@@ -177,6 +185,41 @@ def _same_owner(entity: Entity, cand: EntityCandidate) -> bool:
         id__in=[entity.source_thought_id, cand.staged_by_thought_id]
     ).values_list("owner_id", flat=True)
     return len(set(owners)) == 1
+
+
+def _private_owner(thought_id: Any) -> int | None:
+    """The owner of ``thought_id`` when it is a private thought, else None."""
+    if thought_id is None:
+        return None
+    return (
+        Thought.objects.filter(id=thought_id, is_private=True)
+        .values_list("owner_id", flat=True)
+        .first()
+    )
+
+
+def _names_may_join(entity: Entity, cand: EntityCandidate) -> bool:
+    """Whether the candidate's names may be added to ``entity``'s aliases. Names read in a
+    private thought are its owner's: they may join only an entity drawn from that owner's
+    private thoughts, which nobody else sees either. On a shared entity every user would
+    read them."""
+    owner = _private_owner(cand.staged_by_thought_id)
+    return owner is None or owner == _private_owner(entity.source_thought_id)
+
+
+def _endpoints_for(cand: EdgeCandidate, reviewer: Any) -> QuerySet[Entity]:
+    """The entities an edge candidate's names may resolve to: those the moderator sees, and
+    those drawn from thoughts of the candidate's own author (their private memories are the
+    ones their private thought speaks of). Anyone else's private memories read as missing."""
+    among = memories_visible_to(_viewer(reviewer), Entity)
+    author = (
+        Thought.objects.filter(id=cand.staged_by_thought_id).values_list("owner_id", flat=True)
+        if cand.staged_by_thought_id is not None
+        else None
+    )
+    if author is not None:
+        among = among | Entity.objects.filter(source_thought__owner_id__in=author)
+    return among
 
 
 def _viewer(reviewer: Any) -> AbstractBaseUser | AnonymousUser:
@@ -209,8 +252,9 @@ def _decide_edge(item: DecisionItem, reviewer: Any) -> Decided:
         _reviewed(cand, item, reviewer)
         return "rejected; the relation is blocklisted", None, False
     ends = {}
+    among = _endpoints_for(cand, reviewer)
     for role, name in (("source", cand.source_name), ("target", cand.target_name)):
-        entity = entity_find(name=name)
+        entity = entity_find(name=name, among=among)
         if entity is None:
             raise DecisionError(
                 f"edge candidate {item.id}: {role} entity {name!r} does not exist; "

@@ -18,7 +18,12 @@ from django.urls import reverse
 from kg.models import Edge, Entity, EntityCandidate, Observation
 from kg.services import observation_upsert
 from legacymind.errors import Conflict
-from tests.kg.factories import EntityCandidateFactory, EntityFactory, ThoughtFactory
+from tests.kg.factories import (
+    EdgeCandidateFactory,
+    EntityCandidateFactory,
+    EntityFactory,
+    ThoughtFactory,
+)
 
 pytestmark = pytest.mark.django_db
 ENTITIES = "/api/v1/kg/entities/"
@@ -307,3 +312,82 @@ def test_the_owners_own_mention_still_reaches_their_private_entity(mod_api, hidd
     hidden.refresh_from_db()
     assert cand.status == "approved" and cand.promoted_id == hidden.pk
     assert hidden.aliases == ["QP"]
+
+
+# Names read in a private thought never join a shared entity.
+
+
+def test_approving_a_private_mention_of_a_shared_entity_adds_none_of_its_names(
+    mod_api, other_api, user
+):
+    shared = EntityFactory(name="Bob", entity_type="person")
+    private = ThoughtFactory(owner=user, is_private=True, content="Bob, my secret lover")
+    cand = EntityCandidateFactory(
+        name="Bob", entity_type="person", aliases=["My Secret Lover Bob"], staged_by_thought=private
+    )
+    outcome = approve(mod_api, cand)
+    assert outcome["ok"] and outcome["promoted_id"] == shared.pk
+    shared.refresh_from_db()
+    assert shared.aliases == []
+    seen = other_api.get(f"{ENTITIES}{shared.pk}/").json()
+    assert "Secret" not in str(seen)
+
+
+def test_a_private_mention_cannot_become_an_alias_of_a_shared_entity(mod_api, user):
+    shared = EntityFactory(name="Robert", entity_type="person")
+    private = ThoughtFactory(owner=user, is_private=True)
+    cand = EntityCandidateFactory(name="Lover Bob", entity_type="person", staged_by_thought=private)
+    item = {"id": cand.pk, "kind": "entity", "decision": "alias", "canonical_id": shared.pk}
+    (outcome,) = mod_api.post(DECIDE, {"items": [item]}, format="json").json()["results"]
+    assert not outcome["ok"]
+    assert "comes from a private thought" in outcome["detail"]
+    shared.refresh_from_db()
+    cand.refresh_from_db()
+    assert shared.aliases == [] and cand.status == "pending"
+
+
+def test_a_shared_mention_still_adds_its_names_to_the_shared_entity(mod_api):
+    shared = EntityFactory(name="Robert", entity_type="person")
+    cand = EntityCandidateFactory(
+        name="Robert", entity_type="person", aliases=["Bob"], staged_by_thought=ThoughtFactory()
+    )
+    assert approve(mod_api, cand)["ok"]
+    alias = EntityCandidateFactory(name="Rob", entity_type="person", staged_by_thought=None)
+    item = {"id": alias.pk, "kind": "entity", "decision": "alias", "canonical_id": shared.pk}
+    (outcome,) = mod_api.post(DECIDE, {"items": [item]}, format="json").json()["results"]
+    assert outcome["ok"], outcome
+    shared.refresh_from_db()
+    assert shared.aliases == ["Bob", "Rob"]
+
+
+def approve_edge(mod_api: Any, cand: Any) -> dict[str, Any]:
+    item = {"id": cand.pk, "kind": "edge", "decision": "approve"}
+    (outcome,) = mod_api.post(DECIDE, {"items": [item]}, format="json").json()["results"]
+    return outcome
+
+
+def test_an_edge_candidate_never_resolves_to_someone_elses_hidden_entity(mod_api, hidden):
+    EntityFactory(name="Harbour", entity_type="place")
+    details = []
+    for name in ("Quillport", "Nowhere"):  # hidden, then missing: the same answer
+        cand = EdgeCandidateFactory(
+            source_name="Harbour", target_name=name, rel_type="near",
+            staged_by_thought=ThoughtFactory(),
+        )  # fmt: skip
+        outcome = approve_edge(mod_api, cand)
+        assert not outcome["ok"]
+        details.append(outcome["detail"].replace(str(cand.pk), "<id>").replace(name, "<name>"))
+    assert details[0] == details[1]
+    assert not Edge.objects.exists()
+
+
+def test_the_authors_own_edge_candidate_still_reaches_their_private_entity(mod_api, hidden, user):
+    EntityFactory(name="Harbour", entity_type="place")
+    again = ThoughtFactory(owner=user, is_private=True)
+    cand = EdgeCandidateFactory(
+        source_name="Harbour", target_name="Quillport", rel_type="near", staged_by_thought=again
+    )
+    outcome = approve_edge(mod_api, cand)
+    assert outcome["ok"], outcome
+    edge = Edge.objects.get()
+    assert edge.target_id == hidden.pk and edge.source_thought_id == again.pk
