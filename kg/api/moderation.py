@@ -202,7 +202,11 @@ class KgDecisionOutcome(serializers.Serializer[Any]):
     kind = serializers.CharField()
     decision = serializers.CharField()
     ok = serializers.BooleanField()
-    status = serializers.CharField()
+    status = serializers.CharField(
+        help_text="The candidate's status after this item: the decision's when it applied; "
+        "when it failed, the status it still has (pending, or the earlier decision's), or "
+        "'missing' when there is no such candidate."
+    )
     promoted_id = serializers.IntegerField(
         allow_null=True,
         help_text="The entity or edge the candidate became or was aliased to. Null for a "

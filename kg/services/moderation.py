@@ -281,6 +281,12 @@ def _decide_edge(item: DecisionItem, reviewer: Any) -> Decided:
     return f"reused edge {edge.pk} {what}", edge.pk, False
 
 
+def _status_now(item: DecisionItem) -> str:
+    model = EntityCandidate if item.kind == "entity" else EdgeCandidate
+    status = model.objects.filter(id=item.id).values_list("status", flat=True).first()
+    return str(status) if status is not None else "missing"
+
+
 def candidates_decide(
     *,
     items: list[DecisionItem],
@@ -308,7 +314,10 @@ def candidates_decide(
                     detail, promoted, created = decide(item, reviewer)
                 status, ok = _STATUS[item.decision].value, True
             except DecisionError as exc:
-                detail, promoted, created, status, ok = exc.detail, None, False, "pending", False
+                # The candidate's status as it stands (unchanged by this item), "missing" when
+                # there is no such candidate.
+                status = _status_now(item)
+                detail, promoted, created, ok = exc.detail, None, False, False
             if dry_run and ok:
                 detail = "dry run: " + detail
                 promoted = None if created else promoted

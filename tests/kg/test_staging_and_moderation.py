@@ -183,3 +183,23 @@ def test_thought_extract_stages_with_the_thought_and_its_origin():
     assert staged.edges == 1
     assert set(EntityCandidate.objects.values_list("origin", flat=True)) == {"inner_voice"}
     assert EdgeCandidate.objects.get().staged_by_thought_id == thought.id
+
+
+def test_a_failed_item_reports_the_status_its_candidate_still_has(mod_api):
+    cand = EntityCandidateFactory(name="Redis", entity_type="technology")
+    items = [
+        {"id": cand.pk, "kind": "entity", "decision": "approve"},
+        {"id": cand.pk, "kind": "entity", "decision": "reject"},  # already approved
+        {"id": 987_654, "kind": "entity", "decision": "approve"},  # no such candidate
+        {"id": cand.pk + 1, "kind": "entity", "decision": "alias", "canonical_id": 987_654},
+    ]
+    EntityCandidateFactory(name="Other", entity_type="technology")  # id cand.pk + 1, pending
+    response = mod_api.post("/api/v1/kg/candidates/decide", {"items": items}, format="json")
+    assert response.status_code == 200, response.content
+    results = response.json()["results"]
+    assert [(r["ok"], r["status"]) for r in results] == [
+        (True, "approved"),
+        (False, "approved"),
+        (False, "missing"),
+        (False, "pending"),
+    ]
