@@ -34,6 +34,10 @@ class KgExtractedEdge(serializers.Serializer[Any]):
 
 
 class KgStagedCounts(serializers.Serializer[Any]):
+    """What this call put before the moderators: every distinct entity and edge found (0 in a
+    dry run), including those already pending, in the graph or rejected before, which are not
+    staged twice. It never says which were new: that would tell whether a name is known."""
+
     entities = serializers.IntegerField()
     edges = serializers.IntegerField()
 
@@ -77,12 +81,11 @@ class ExtractView(APIView):
         mine = thoughts_visible_to(request.user)
         if thought_id is not None and not mine.filter(pk=thought_id).exists():
             raise NotFound(f"thought {thought_id} does not exist")
-        result, staged = services.text_extract(
-            text=data.validated_data["text"],
-            dry_run=data.validated_data["dry_run"],
-            origin="api",
-            thought_id=thought_id,
+        dry_run = data.validated_data["dry_run"]
+        result, _ = services.text_extract(
+            text=data.validated_data["text"], dry_run=dry_run, origin="api", thought_id=thought_id
         )
+        staged = services.StageCounts() if dry_run else services.submitted(result)
         return Response(
             {
                 "provider": result.provider,

@@ -21,7 +21,7 @@ from kg.services.moderation import (
     candidates_decide,
     entity_find,
 )
-from kg.services.staging import StageCounts, stage_extraction
+from kg.services.staging import StageCounts, stage_extraction, submitted
 
 __all__ = [
     "DecisionError",
@@ -40,6 +40,7 @@ __all__ = [
     "observation_update",
     "observation_upsert",
     "stage_extraction",
+    "submitted",
     "text_extract",
     "thought_extract",
     "thought_extract_on_commit",

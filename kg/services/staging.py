@@ -28,6 +28,30 @@ def _blocked(kind: str, items: set[str]) -> set[str]:
     return set(Blocklist.objects.filter(kind=kind, item__in=items).values_list("item", flat=True))
 
 
+def submitted(extraction: Extraction) -> StageCounts:
+    """How many distinct entities and edges ``extraction`` puts before the moderators, as its
+    caller is told: every identity found, whether ``stage_extraction`` writes a new candidate
+    for it or finds it already pending, in the graph or blocklisted. What it skipped depends
+    on other users' memories and candidates (private ones included) and on moderators'
+    decisions, so a count of new rows would let anyone who can stage text test whether a name
+    is known."""
+    entities = {
+        (clean(e.name)[:255].lower(), (e.entity_type or "concept").strip().lower()[:64])
+        for e in extraction.entities
+        if clean(e.name)
+    }
+    edges = {
+        (
+            clean(e.source)[:255].lower(),
+            clean(e.target)[:255].lower(),
+            e.rel_type.strip().lower()[:64],
+        )
+        for e in extraction.edges
+        if clean(e.source) and clean(e.target)
+    }
+    return StageCounts(len(entities), len(edges))
+
+
 def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = None) -> StageCounts:
     """Write pending candidates for what ``extraction`` found, skipping identities already
     pending, approved or in the graph, and anything a moderator rejected before."""

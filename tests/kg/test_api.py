@@ -7,7 +7,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from kg.models import Edge, EdgeCandidate, Entity, EntityCandidate
+from kg.models import Blocklist, Edge, EdgeCandidate, Entity, EntityCandidate
 from legacymind.providers.embeddings import fields_for, get_provider
 from tests.conftest import client_for
 from tests.kg.factories import (
@@ -17,6 +17,7 @@ from tests.kg.factories import (
     EntityFactory,
     ThoughtFactory,
 )
+from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
 EXTRACT = "/api/v1/kg/extract"
@@ -37,6 +38,22 @@ def test_extract_contract_with_heuristic_and_staging(api):
     assert set(body["edges"][0]) == {"source", "target", "rel_type", "confidence"}
     assert body["staged"] == {"entities": 3, "edges": 2}
     assert EntityCandidate.objects.count() == 3
+
+
+def test_extract_never_tells_whether_a_name_is_already_known(api, other_user):
+    # "Looker" is held by an entity drawn from another user's private thought; "dbt" was
+    # rejected by a moderator; "Analytics team" waits as a candidate. The answer reads exactly
+    # as for names nobody has seen, and nothing is staged twice.
+    private = Thought.objects.create(owner=other_user, content="x", is_private=True)
+    Entity.objects.create(name="Looker", entity_type="technology", source_thought=private)
+    api.post(EXTRACT, {"text": "The Analytics team meets."}, format="json")
+    Blocklist.objects.create(kind=Blocklist.Kind.ENTITY, item="dbt")
+    before = EntityCandidate.objects.count()
+    text = "The Analytics team uses dbt and Looker."
+    known = api.post(EXTRACT, {"text": text}, format="json").json()
+    fresh = api.post(EXTRACT, {"text": "The Orbit team uses Qux and Zarkov."}, format="json")
+    assert known["staged"] == fresh.json()["staged"] == {"entities": 3, "edges": 2}
+    assert EntityCandidate.objects.count() == before + 3  # Orbit team, Qux, Zarkov only
 
 
 def test_extract_dry_run_writes_nothing(api):
