@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, AskResult, inner_voice_ask, thread_close
-from legacymind.fields import StringField
+from legacymind.fields import StringField, UUIDStringField
 from legacymind.pagination import Pagination
 from legacymind.schema import error
 from thoughts.api.read_inputs import TagsField, ThoughtRefField
@@ -49,7 +49,7 @@ class InnerVoiceInput(serializers.Serializer[Any]):
     )
     include_feedback = serializers.BooleanField(default=True)
     feedback_max_lines = serializers.IntegerField(min_value=1, max_value=10, default=3)
-    thread_id = serializers.UUIDField(
+    thread_id = UUIDStringField(
         required=False, allow_null=True, help_text="Continue this thread of yours."
     )
     new_thread = serializers.CharField(

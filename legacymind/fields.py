@@ -17,6 +17,16 @@ class JSONObjectField(serializers.DictField):  # type: ignore[type-arg]
         self.validators.append(no_nul)
 
 
+class UUIDStringField(serializers.UUIDField):
+    """A UUIDField that takes only a JSON string: DRF's reads 99999 as the UUID
+    00000000-...-01869f, and the client is then told that id does not exist."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
 class StringField(serializers.CharField):
     """A CharField that takes only a JSON string: DRF's reads 5 as "5", a text nobody wrote."""
 

@@ -9,10 +9,11 @@ from django.db.models import QuerySet
 from rest_framework import serializers
 
 from kg.models import Entity
+from legacymind.fields import UUIDStringField
 from thoughts.selectors import memories_visible_to, thoughts_visible_to
 
 
-class SourceThought(serializers.UUIDField):
+class SourceThought(UUIDStringField):
     """The id of a thought a memory is drawn from: one of the requester's own thoughts.
 
     Another user's thought is refused like a missing one, so the field reveals nothing about

@@ -15,7 +15,7 @@ from kg import selectors, services
 from kg.api.permissions import IsModerator
 from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
 from legacymind.errors import NotFound
-from legacymind.fields import StringField
+from legacymind.fields import StringField, UUIDStringField
 from legacymind.schema import error
 from thoughts.selectors import thoughts_visible_to
 
@@ -62,7 +62,7 @@ class ExtractView(APIView):
     class KgExtractInput(serializers.Serializer[Any]):
         text = ExtractText(max_length=200_000)
         dry_run = serializers.BooleanField(default=False)
-        thought_id = serializers.UUIDField(required=False, allow_null=True, default=None)
+        thought_id = UUIDStringField(required=False, allow_null=True, default=None)
 
     @extend_schema(
         tags=["kg"],
