@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections import Counter, defaultdict
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
-from tqdm.contrib.logging import logging_redirect_tqdm
 
 from kg import services
 from legacymind.dates import BadMoment, parse_moment
 from legacymind.errors import ServiceError
+from legacymind.progress import logs_through_bar
 from thoughts.models import Thought
 
 
@@ -78,12 +76,8 @@ class Command(BaseCommand):
             raise CommandError("some --thought ids do not exist")
         totals: dict[str, Counter[str]] = defaultdict(Counter)
         failures = 0
-        # The extractor chain logs each stage; written straight to the console, those lines
-        # would break the progress bar mid-line, so they go out through the bar while it runs.
-        configured = cast(dict[str, Any], settings.LOGGING)["loggers"]
-        loggers = [logging.getLogger(), *map(logging.getLogger, configured)]
         bar = tqdm(ids, desc="kg_extract", unit="thought", file=self.stderr._out)
-        with logging_redirect_tqdm(loggers=loggers):
+        with logs_through_bar():  # the extractor chain logs each stage
             for thought_id in bar:
                 try:
                     result, staged = services.thought_extract(

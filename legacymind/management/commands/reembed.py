@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from legacymind import reembed
 from legacymind.errors import ServiceError
+from legacymind.progress import logs_through_bar
 from legacymind.vector_indexes import INDEX_MODES
 
 
@@ -99,16 +100,17 @@ class Command(BaseCommand):
                 bar.write(line, file=self.stderr._out)
 
         try:
-            summary = reembed.rows_reembed(
-                target=opts["target"],
-                batch_size=opts["batch_size"],
-                limit=opts["limit"],
-                all_rows=opts["all_rows"],
-                dry_run=opts["dry_run"],
-                index=opts["index"],
-                progress=progress,
-                notice=notice,
-            )
+            with logs_through_bar():  # index builds log a line each
+                summary = reembed.rows_reembed(
+                    target=opts["target"],
+                    batch_size=opts["batch_size"],
+                    limit=opts["limit"],
+                    all_rows=opts["all_rows"],
+                    dry_run=opts["dry_run"],
+                    index=opts["index"],
+                    progress=progress,
+                    notice=notice,
+                )
         except ServiceError as exc:
             raise CommandError(exc.detail) from exc
         except KeyboardInterrupt as exc:
