@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from rest_framework import serializers
@@ -22,7 +23,7 @@ class UUIDStringField(serializers.UUIDField):
     00000000-...-01869f, and the client is then told that id does not exist."""
 
     def to_internal_value(self, data: Any) -> Any:
-        if not isinstance(data, str):
+        if not isinstance(data, str | uuid.UUID):  # a UUID: the pages validate through it too
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
 

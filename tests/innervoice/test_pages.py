@@ -221,3 +221,12 @@ def test_long_threads_are_paged(browser, user, voice):
     assert "Page 1 of 2" in first
     second = browser.get(f"/inner-voice/threads/{thread.id}/", {"page": 2}).content.decode()
     assert 'id="exchange-1"' in second and 'id="exchange-2"' not in second
+
+
+def test_asking_on_in_a_thread_from_its_page_continues_it_twice(browser, voice):
+    ask(browser)
+    thread = DialogueThread.objects.get()
+    for _ in range(2):
+        response = ask(browser, thread_id=str(thread.id), query="And then?")
+        assert response.status_code == 302, response.content.decode()[-800:]
+    assert thread.exchanges.count() == 3
