@@ -4,6 +4,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import CASCADE, SET_NULL
 from django.db.models.deletion import Collector
@@ -159,6 +160,13 @@ class Edge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source.name} -[{self.rel_type}]-> {self.target.name}"
+
+    def clean(self) -> None:
+        # The API refuses a self-edge; the admin's form validates through here.
+        if self.source_id is not None and self.source_id == self.target_id:
+            raise ValidationError(
+                {"target": "An edge joins two different entities: source and target are the same."}
+            )
 
 
 class CandidateStatus(models.TextChoices):
