@@ -67,11 +67,20 @@ def spectral_sides(nodes: list[CruxNode]) -> dict[Any, int]:
     return {n.node_id: int(fiedler[i] >= 0) for i, n in enumerate(nodes)}
 
 
+WRITERS_WORDS = "In the writer's words: "
+OPTION_WORDS = 12
+
+
 def option_text(node: CruxNode) -> str:
+    """The option a question offers for ``node``: an archetype's own wording, or for a node
+    spawned from a free-text answer the writer's words themselves (the first OPTION_WORDS,
+    "…" when cut), without the node's prefix: cut to eight words with the prefix, "Mostly I
+    feel nobody sees how much I do" was offered as "In the writer's words: Mostly I feel
+    nobody", and the writer typing the sentence again no longer matched it."""
     if node.archetype in BY_KEY:
         return BY_KEY[node.archetype].option
-    words = node.text.split()
-    return " ".join(words[:8])
+    words = node.text.removeprefix(WRITERS_WORDS).split()
+    return " ".join(words[:OPTION_WORDS]) + ("…" if len(words) > OPTION_WORDS else "")
 
 
 def observe_internal(
@@ -116,7 +125,7 @@ def spawn_candidates(state: AgentState, beliefs: Beliefs) -> list[tuple[str, str
     out = []
     for e in state.evidence_log:
         if e.kind == "UserAnswer" and e.payload.get("free_text"):
-            text = f"In the writer's words: {e.payload.get('value', '')}"[:400]
+            text = f"{WRITERS_WORDS}{e.payload.get('value', '')}"[:400]
             if text not in spawned_answers:
                 out.append(("open", text))
     if beliefs.joint[OTHER] >= HYPOTHESIZE_OTHER:
