@@ -72,12 +72,25 @@ def feedback_prompt(*, answer: str) -> str:
     return f"{answer}\n\n{FEEDBACK_INSTRUCTION}"
 
 
+OFFLINE_HEADER = (
+    f"No chat model answered; here is what your stored material says ({OFFLINE_PROVIDER}):"
+)
+
+
 def first_sentence(text: str, limit: int = 200) -> str:
     for match in _SENTENCE.finditer(text):
         sentence = " ".join(match.group().split())
         if len(sentence.split()) >= 2 and not sentence.lower().startswith("sources:"):
             return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
     return " ".join(text.split())[:limit]
+
+
+def summary_sentence(text: str) -> str:
+    """What a synthesis said, in one sentence, for a thread's summary. An offline synthesis
+    opens with the same header every time: its first bullet says what it found instead."""
+    if text.startswith(OFFLINE_HEADER):
+        text = text[len(OFFLINE_HEADER) :].lstrip().removeprefix("- ")
+    return first_sentence(text)
 
 
 def synthesis_offline(*, snippets: Sequence[Snippet]) -> str:
@@ -87,9 +100,7 @@ def synthesis_offline(*, snippets: Sequence[Snippet]) -> str:
             "No chat model answered, and none of your stored thoughts or memories match this "
             "question yet."
         )
-    lines = [
-        f"No chat model answered; here is what your stored material says ({OFFLINE_PROVIDER}):"
-    ]
+    lines = [OFFLINE_HEADER]
     lines += [f"- {first_sentence(s.text)} ({s.ref})" for s in snippets[:3]]
     return "\n".join(lines)
 

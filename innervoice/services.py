@@ -186,7 +186,7 @@ def thread_summarize(*, thread: DialogueThread, window: int) -> int:
         said = (
             "(private exchange)"
             if synthesis.is_private
-            else compose.first_sentence(synthesis.content)
+            else compose.summary_sentence(synthesis.content)
         )
         lines.append(f"#{row.position}: {said}")
     summary = "\n".join(lines)

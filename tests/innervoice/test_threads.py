@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, _thread_for_write, _thread_plan
-from tests.innervoice.conftest import FEEDBACK, SYNTH, ask
+from tests.innervoice.conftest import FEEDBACK, SYNTH, ask, thought_at
 from tests.innervoice.factories import DialogueThreadFactory
 from thoughts.models import Thought
 
@@ -155,3 +155,15 @@ def test_asks_made_at_once_without_a_thread_share_the_one_the_first_starts(api, 
         taken = _thread_for_write(owner=user, plan=planned_early)
     assert str(taken.id) == first["id"]
     assert DialogueThread.objects.count() == 1
+
+
+def test_offline_answers_are_summarised_by_what_they_found_not_their_header(api, user, settings):
+    # No chat model: the offline composer answers from the stored thought, under a header
+    # that is the same every time.
+    settings.SURR_INNER_VOICE_HISTORY = 1
+    thought_at(user, 0.9, 1, content="Billing deploys fail when the migration locks invoices.")
+    for _ in range(3):
+        thread_id = ask(api, auto_extract_to_kg=False).json()["thread"]["id"]
+    summary = DialogueThread.objects.get(id=thread_id).summary
+    line = "Billing deploys fail when the migration locks invoices."
+    assert summary == f"#1: {line}\n#2: {line}", summary
