@@ -67,7 +67,7 @@ def _probe(state: ExcavationState) -> Probe:
     )
 
 
-def excavation_start(*, entry: JournalEntry) -> ExcavationResponse:
+def excavation_start(*, entry: JournalEntry, client_id: str) -> ExcavationResponse:
     gate = distress_gate(entry.text)
     if gate.fired:
         raise GuardrailTriggered(
@@ -92,14 +92,16 @@ def excavation_start(*, entry: JournalEntry) -> ExcavationResponse:
     )
     state.last_probe = _probe(state)
     state.revision = 1
-    sign(state)
+    sign(state, client_id=client_id)
     return ExcavationResponse(complete=False, state=state, probe=state.last_probe)
 
 
 def excavation_step(
-    *, state: ExcavationState, user_reply: str, expected_probe_id: object
+    *, state: ExcavationState, user_reply: str, expected_probe_id: object, client_id: str
 ) -> ExcavationResponse:
-    if not verify(state):
+    # Bound to the client as v3's state is (agent.integrity): another user's state is refused
+    # exactly as a tampered one.
+    if not verify(state, client_id=client_id):
         raise IntegrityMismatch("State integrity check failed.")
     if state.exit_flags.get("complete"):
         raise StateComplete("This excavation is already complete.")
@@ -175,7 +177,7 @@ def excavation_step(
         reason = "budget"
     if reason is None:
         state.last_probe = _probe(state)
-        sign(state)
+        sign(state, client_id=client_id)
         return ExcavationResponse(complete=False, state=state, probe=state.last_probe)
     top.status = "confirmed"
     state.last_probe = None
@@ -195,13 +197,13 @@ def excavation_step(
             ],
         ),
     )
-    sign(state)
+    sign(state, client_id=client_id)
     return ExcavationResponse(complete=True, state=state, result=result)
 
 
-def completed_result(state: ExcavationState) -> ExcavationResult:
-    """Rebuild the result of a completed, signed excavation (for /v2/reflections)."""
-    if not verify(state):
+def completed_result(*, state: ExcavationState, client_id: str) -> ExcavationResult:
+    """Rebuild the result of a completed excavation signed for this client (/v2/reflections)."""
+    if not verify(state, client_id=client_id):
         raise IntegrityMismatch("State integrity check failed.")
     if not state.exit_flags.get("complete"):
         raise ExcavationIncomplete("The excavation is not complete yet; finish it first.")

@@ -1,5 +1,10 @@
 """HMAC over the round-tripped state: the client carries the state, the server trusts only what
-it signed (spec 004 §7)."""
+it signed (spec 004 §7).
+
+The key is derived per client (HMAC(AGENT_STATE_SECRET, client_id)), so a state verifies only
+for the user it was signed for: another signed-in user who gets hold of it (a shared link, a
+copied page) cannot continue it, and is refused exactly as a tampered state. Deriving the key
+rather than adding a field keeps the state's JSON, the spec's wire format, unchanged."""
 
 from __future__ import annotations
 
@@ -17,17 +22,25 @@ def canonical(state: BaseModel) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def sign(state: Any) -> None:
+def _key(client_id: str) -> bytes:
+    # The prefix keeps this derivation apart from any other use of the same secret.
+    message = b"agent-state:" + client_id.encode()
+    return hmac.new(settings.AGENT_STATE_SECRET.encode(), message, hashlib.sha256).digest()
+
+
+def _digest(state: Any, client_id: str) -> str:
+    return hmac.new(_key(client_id), canonical(state), hashlib.sha256).hexdigest()
+
+
+def sign(state: Any, *, client_id: str) -> None:
     state.integrity = None
-    key = settings.AGENT_STATE_SECRET.encode()
-    state.integrity = hmac.new(key, canonical(state), hashlib.sha256).hexdigest()
+    state.integrity = _digest(state, client_id)
 
 
-def verify(state: Any) -> bool:
+def verify(state: Any, *, client_id: str) -> bool:
     if not state.integrity:
         return False
-    key = settings.AGENT_STATE_SECRET.encode()
-    expected = hmac.new(key, canonical(state), hashlib.sha256).hexdigest()
+    expected = _digest(state, client_id)
     # As bytes: compare_digest refuses a str with non-ASCII characters (a TypeError, a 500) and
     # the client may send anything here.
     return hmac.compare_digest(expected.encode(), str(state.integrity).encode())

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agent.schemas import MAX_ENTRY, MAX_REPLY
 from agent.services import agent_act
+from agent.views import client_id
 from legacymind.errors import ServiceError, outage
 
 MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
@@ -104,8 +105,8 @@ def _posted_state(request: HttpRequest) -> dict[str, Any] | str | None:
 
 
 def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, Any]:
-    # Rate and budget guards count per user, as the API does (agent.views.client_id).
-    client = f"user:{request.user.pk}"
+    # The API's client id: the guards count, and the state is signed, for the same user.
+    client = client_id(request)
     if isinstance(state, str):
         raise PageError(UNREADABLE, restart=True)
     if state is None:

@@ -69,8 +69,8 @@ def rate_guard(*, client_id: str) -> None:
         )
 
 
-def _render(outcome: TurnOutcome) -> bytes:
-    sign(outcome.response.state)
+def _render(outcome: TurnOutcome, *, client_id: str) -> bytes:
+    sign(outcome.response.state, client_id=client_id)
     return outcome.response.model_dump_json().encode()
 
 
@@ -86,16 +86,20 @@ def agent_act(*, data: Any, idempotency_key: str | None, client_id: str) -> byte
         raise ServiceError(f"Invalid input. {first[0]}: {first[1][0]}", fields=fields) from exc
     if isinstance(request, AgentActInitRequest):
         outcome = start(request.journal_entry)
-        body = _render(outcome)
+        body = _render(outcome, client_id=client_id)
         _observe("init", outcome, started, entry=request.journal_entry.text)
         return body
     assert isinstance(request, AgentActStepRequest)
-    return _continue(request, idempotency_key, started)
+    return _continue(request, idempotency_key, started, client_id=client_id)
 
 
-def _continue(request: AgentActStepRequest, idempotency_key: str | None, started: float) -> bytes:
+def _continue(
+    request: AgentActStepRequest, idempotency_key: str | None, started: float, *, client_id: str
+) -> bytes:
     state = request.state
-    if not verify(state):
+    # Signed for another client is refused as tampering is: same code, status and words, so
+    # the answer does not tell whether a state exists for someone else.
+    if not verify(state, client_id=client_id):
         raise IntegrityMismatch(
             "State integrity check failed: send the state exactly as the server returned it."
         )
@@ -103,7 +107,10 @@ def _continue(request: AgentActStepRequest, idempotency_key: str | None, started
         if state.exit_flags.get("budget"):
             raise BudgetExhausted("This session used its budget and is complete.")
         raise StateComplete("This session is already complete.")
-    base = f"agent:{state.state_id}:{state.revision}"
+    # Claims and replays are per client as well as per revision: a state reaching the claim has
+    # verified for this client, and the namespace keeps anyone else from ever taking (and
+    # burning) the owner's revision, whatever a future check lets through.
+    base = f"agent:{client_id}:{state.state_id}:{state.revision}"
     idem_key = fingerprint = None
     if idempotency_key:
         # The key replays one request: its cached answer carries the request's fingerprint, and
@@ -132,7 +139,7 @@ def _continue(request: AgentActStepRequest, idempotency_key: str | None, started
         raise RevisionInProgress(f"Another request is continuing revision {state.revision}.")
     try:
         outcome = step(state, request.user_event)
-        body = _render(outcome)
+        body = _render(outcome, client_id=client_id)
     except Exception:
         cache.delete(claim)  # nothing happened: the client may retry this revision
         raise

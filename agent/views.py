@@ -80,9 +80,11 @@ class AgentView(APIView):
         return response
 
 
-def client_id(request: Request) -> str:
-    """Whom the rate and budget guards count: the signed-in user (every view here needs one,
-    the project's default permission)."""
+def client_id(request: Request | HttpRequest) -> str:
+    """Whom the rate and budget guards count, and whom a signed state belongs to
+    (agent.integrity): the signed-in user (every view here needs one, the project's default
+    permission). The journal pages use it too, so a state started on the page or through the
+    API, by session or by token, is the same user's state."""
     return f"user:{request.user.pk}"
 
 
@@ -186,7 +188,7 @@ class ExcavationView(AgentView):
                     "journal_entry is required for mode=init.",
                     fields={"journal_entry": ["This field is required for mode=init."]},
                 )
-            return _json(excavation_start(entry=body.journal_entry))
+            return _json(excavation_start(entry=body.journal_entry, client_id=client_id(request)))
         state, reply, probe_id = body.state, body.user_reply, body.expected_probe_id
         if state is None or reply is None or probe_id is None:
             missing = [
@@ -203,7 +205,14 @@ class ExcavationView(AgentView):
                 "mode=step.",
                 fields={name: ["This field is required for mode=step."] for name in missing},
             )
-        return _json(excavation_step(state=state, user_reply=reply, expected_probe_id=probe_id))
+        return _json(
+            excavation_step(
+                state=state,
+                user_reply=reply,
+                expected_probe_id=probe_id,
+                client_id=client_id(request),
+            )
+        )
 
 
 class V2ReflectionView(AgentView):
@@ -221,7 +230,7 @@ class V2ReflectionView(AgentView):
     def post(self, request: Request) -> HttpResponse:
         rate_guard(client_id=client_id(request))
         body = _validated(V2ReflectionRequest, request.data)
-        result = completed_result(body.state)
+        result = completed_result(state=body.state, client_id=client_id(request))
         return _json(
             reflection_create(entry=body.state.journal_entry, focus=result.confirmed_crux.text)
         )
