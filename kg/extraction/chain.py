@@ -1,7 +1,8 @@
 """The extractor chain: the CLI (or ``IV_SCRIPT_PATH``), then Grok, then the offline heuristic.
 
 Each stage runs only when the previous one failed or found nothing. Logs carry commands, exit
-codes, output snippets and counts, never the text being extracted from.
+codes, error classes, output lengths and counts, never the text being extracted from nor what a
+model said about it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from legacymind.errors import Unavailable
 from legacymind.providers import chat
 
 logger = logging.getLogger("kg.extract")
-SNIP = 500
 NO_PROVIDER = "none"  # the provider of an extraction from a text with nothing to read
 UNAVAILABLE = "No extraction provider is available right now; try again later."
 
@@ -37,15 +37,22 @@ class _StageFailed(Exception):
     pass
 
 
-def _fail(cmd: str, code: int | None, stderr: str, stdout: str, started: float) -> None:
+def _fail(
+    cmd: str, code: int | None, error: str, started: float, *, stdout: str = "", stderr: str = ""
+) -> None:
+    """DEBUG ``kg.extract_fail``: what failed and how much it printed, never what. Spec 000 asked
+    for 500-character snippets of stdout/stderr; any answer is derived from the thought (private
+    ones included) and a CLI may echo its prompt, so only lengths are kept, as chat.run_cli
+    does. ``error`` must name a class or a condition, never carry output."""
     logger.debug(
         "kg.extract_fail %s",
         json.dumps(
             {
                 "cmd": cmd,
                 "code": code,
-                "stderr_snip": stderr[:SNIP],
-                "stdout_snip": stdout[:SNIP],
+                "error": error,
+                "stdout_chars": len(stdout),
+                "stderr_chars": len(stderr),
                 "latency_ms": int((time.monotonic() - started) * 1000),
             }
         ),
@@ -57,11 +64,11 @@ def _cli_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
     try:
         config = chat.cli_config(environ, script_override=True)
     except chat.ChatError as exc:
-        _fail("cli", None, str(exc), "", started)
+        _fail("cli", None, str(exc), started)  # the configuration's fault, no output yet
         raise _StageFailed(f"cli: {exc}") from exc
     cmd = config.command[0]
-    # Our own subprocess call rather than chat.run_cli: the failure log needs the exit code
-    # and both output streams, which run_cli folds into one exception message.
+    # Our own subprocess call rather than chat.run_cli: the failure log names the exit code,
+    # which run_cli folds into one exception message.
     try:
         proc = subprocess.run(
             [*config.command, *config.args],
@@ -75,18 +82,21 @@ def _cli_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        _fail(cmd, None, f"timeout after {config.timeout}s", "", started)
+        _fail(cmd, None, f"timeout after {config.timeout}s", started)
         raise _StageFailed(f"cli: {cmd!r} timed out after {config.timeout}s") from exc
     except OSError as exc:
-        _fail(cmd, None, type(exc).__name__, "", started)
+        _fail(cmd, None, type(exc).__name__, started)
         raise _StageFailed(f"cli: {cmd!r} could not start ({type(exc).__name__})") from exc
     if proc.returncode != 0:
-        _fail(cmd, proc.returncode, proc.stderr, proc.stdout, started)
+        _fail(cmd, proc.returncode, "nonzero exit", started, stdout=proc.stdout, stderr=proc.stderr)
         raise _StageFailed(f"cli: {cmd!r} exited {proc.returncode}")
     try:
         entities, edges, dropped = parse_extraction(proc.stdout)
     except ParseError as exc:
-        _fail(cmd, proc.returncode, f"invalid output: {exc}", proc.stdout, started)
+        # Not the ParseError's message: a schema error quotes the offending value.
+        _fail(
+            cmd, proc.returncode, "invalid output", started, stdout=proc.stdout, stderr=proc.stderr
+        )
         raise _StageFailed(f"cli: {cmd!r} answered no valid extraction") from exc
     if dropped:
         logger.debug("kg.extract_dropped_edges provider=cli count=%d", dropped)
@@ -100,12 +110,12 @@ def _grok_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
         answer = chat.run_grok(prompt, temperature=0.0, environ=environ)
     except chat.ChatError as exc:
         status = getattr(exc.__cause__, "status_code", None)
-        _fail("grok", status, str(exc), "", started)
+        _fail("grok", status, str(exc), started)  # ChatError messages name classes, not text
         raise _StageFailed(f"grok: {exc}") from exc
     try:
         entities, edges, dropped = parse_extraction(answer.text)
     except ParseError as exc:
-        _fail("grok", 200, f"invalid output: {exc}", answer.text, started)
+        _fail("grok", 200, "invalid output", started, stdout=answer.text)
         raise _StageFailed("grok: answered no valid extraction") from exc
     if dropped:
         logger.debug("kg.extract_dropped_edges provider=grok count=%d", dropped)
