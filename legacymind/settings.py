@@ -171,10 +171,18 @@ if REDIS_URL:
     CELERY_TASK_ALWAYS_EAGER = False
 else:
     # The database cache is shared between processes, which idempotency and rate checks need.
+    # Django's default MAX_ENTRIES (300) is far too few for that: past it, a set culls a third of
+    # the keys in cache_key order, live or not, dropping the agent's revision claims (24 h) and
+    # idempotent replays and resetting rate counters and login guards after a few hundred
+    # turns. A cull deletes expired rows first, so live keys go only when more than this many
+    # are live. Every set counts the table (a set took ~9 ms at 200,000 rows), so it is bounded
+    # rather than unlimited: a site with more live keys (turns a day, users a minute) sets
+    # REDIS_URL.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
             "LOCATION": "legacymind_cache",
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
         }
     }
     # Eager tasks never reach the broker, but Celery still opens a producer for them; a URL
