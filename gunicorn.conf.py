@@ -46,6 +46,11 @@ timeout = _whole("WEB_TIMEOUT", 120, 1)
 keepalive = 5
 # "-" logs each request to stdout (the container's log); empty turns the access log off.
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-").strip() or None
+# gunicorn's default format logs the request line with its query string and the Referer, and
+# both carry what people search for (/api/v1/kg/search/?q=, /inner-voice/?q=, ...): a log must
+# not keep a user's words. The path (%(U)s) without the query, and no Referer; otherwise the
+# default's fields, plus the time taken in milliseconds.
+access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s" %(M)sms'
 
 
 # /metrics under several worker processes (agent.metrics): prometheus_client keeps each

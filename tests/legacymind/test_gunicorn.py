@@ -378,3 +378,27 @@ def test_a_worker_whose_model_cannot_load_says_so_in_one_line_and_serves(user, t
 def test_warming_the_openai_provider_at_start_sends_no_request():
     with _hash_stub() as stub, served(stub, WEB_CONCURRENCY="1"):
         assert stub.requests == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_access_log_keeps_paths_but_never_query_strings_or_referers(user, tmp_path):
+    # Search terms travel in query strings (the KG search, the inner voice's history): the
+    # access log must not keep them, nor a Referer that carries a search page's address.
+    token = Token.objects.create(user=user).key
+    log = tmp_path / "gunicorn.log"
+    env = {"EMBEDDING_PROVIDER": "hash", "WEB_ACCESS_LOG": "-"}
+    with booted(log, **env) as url:
+        search = urlrequest.Request(
+            f"{url}/api/v1/kg/search/?q=zebra-MARKER-one",
+            headers={"Authorization": f"Token {token}"},
+        )
+        with urlrequest.urlopen(search, timeout=30) as answered:
+            assert answered.status == 200
+        page = _raw(
+            url, "/inner-voice/?q=zebra-MARKER-two", Referer=f"{url}/inner-voice/?q=MARKER-three"
+        )
+        assert page.status == 302  # to sign in; the log line is what matters
+    text = log.read_text()
+    assert '"GET /api/v1/kg/search/ HTTP/1.1" 200' in text, text
+    assert '"GET /inner-voice/ HTTP/1.1" 302' in text, text
+    assert "MARKER" not in text
