@@ -5,7 +5,9 @@ could put one user's private thought into another's dialogue history).
 As in the Thought admin, a private thought's words are its owner's: exchanges show thoughts by
 their ``__str__`` (which hides a private one's words), and a search matches a thought's words
 only when that thought is not private. A thread's summary is folded from its syntheses, so it
-is shown and searched only when none of them is private."""
+is shown and searched only when none of them is private. A list's URL filters take only its
+filters and ids (``LimitedLookupsAdmin``): ``?summary__startswith=`` would read a summary
+folded from a private thought without showing it."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 
 from innervoice.models import DialogueExchange, DialogueThread
+from legacymind.admin_lookups import LimitedLookupsAdmin
 from legacymind.admin_search import without_private_words
 
 PRIVATE_SUMMARY = "(folded from a private thought: visible only to its owner)"
@@ -38,7 +41,7 @@ class ExchangeInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(DialogueThread)
-class DialogueThreadAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class DialogueThreadAdmin(LimitedLookupsAdmin):
     list_display = (
         "__str__",
         "owner",
@@ -52,6 +55,7 @@ class DialogueThreadAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     search_fields = ("id", "topic", "summary", "owner__username")
     list_select_related = ("owner",)
     date_hierarchy = "last_interaction"
+    url_filterable = ("id", "owner")
     fields = (
         "id", "owner", "topic", "status", "summary_shown", "started_at", "last_interaction",
         "closed_at", "close_reason",
@@ -92,7 +96,7 @@ class DialogueThreadAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(DialogueExchange)
-class DialogueExchangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class DialogueExchangeAdmin(LimitedLookupsAdmin):
     list_display = (
         "__str__",
         "thread",
@@ -104,6 +108,7 @@ class DialogueExchangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "created_at",
     )
     list_filter = ("summarized", "thread__status", "created_at")
+    url_filterable = ("id", "thread", "synthesis_thought", "feedback_thought")
     search_fields = ("thread__id", "thread__topic", "synthesis_thought__content")
     list_select_related = ("thread", "synthesis_thought", "feedback_thought")
     ordering = ("-created_at",)

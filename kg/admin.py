@@ -1,5 +1,6 @@
 """The moderation queue in the Django admin. Users with ``kg.moderate`` decide; everyone else
-with view rights sees a read-only queue."""
+with view rights sees a read-only queue. The lists filter by URL only on their own filters and
+ids (``LimitedLookupsAdmin``), never on words drawn from a thought."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from kg.models import (
     EntityCandidate,
     Observation,
 )
+from legacymind.admin_lookups import LimitedLookupsAdmin
 from thoughts.selectors import memories_visible_to
 
 MODERATE = "kg.moderate"
@@ -49,10 +51,11 @@ class ConfidenceFilter(admin.SimpleListFilter):
         return queryset.filter(confidence__gte=band[0], confidence__lt=band[1])
 
 
-class CandidateAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class CandidateAdmin(LimitedLookupsAdmin):
     kind = "entity"
     list_filter = ("status", "origin", ConfidenceFilter, "created_at")
     date_hierarchy = "created_at"
+    url_filterable = ("id", "staged_by_thought", "promoted")
     ordering = (PENDING_FIRST.asc(), "-created_at")
     list_select_related = ("staged_by_thought", "reviewed_by", "promoted")
     actions = ["approve_selected", "reject_selected"]
@@ -192,7 +195,7 @@ class EdgeCandidateAdmin(CandidateAdmin):
     search_fields = ("source_name", "target_name", "rel_type", "review_note")
 
 
-class MemoryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class MemoryAdmin(LimitedLookupsAdmin):
     """A memory drawn from a private thought is its owner's alone, in the admin as in the API:
     staff (superusers included, as the thoughts admin never shows private words either) see
     only the memories the API would show them."""
@@ -213,6 +216,7 @@ class EntityAdmin(MemoryAdmin):
     list_filter = ("entity_type", "embedding_dim", "created_at")
     search_fields = ("name", "description")
     list_select_related = ("source_thought",)
+    url_filterable = ("id", "source_thought")
     readonly_fields = (
         "embedding", "embedding_provider", "embedding_model", "embedding_dim", "embedded_at",
     )  # fmt: skip
@@ -225,6 +229,7 @@ class ObservationAdmin(MemoryAdmin):
     list_filter = ("created_at",)
     search_fields = ("name", "description", "entity__name")
     list_select_related = ("entity", "source_thought")
+    url_filterable = ("id", "entity", "source_thought")
     readonly_fields = ("embedding", "embedding_provider", "embedding_model", "embedding_dim")
     raw_id_fields = ("entity", "source_thought")
 
@@ -235,6 +240,7 @@ class EdgeAdmin(MemoryAdmin):
     list_filter = ("rel_type", "created_at")
     search_fields = ("source__name", "target__name", "rel_type")
     list_select_related = ("source", "target")
+    url_filterable = ("id", "source", "target", "source_thought")
     raw_id_fields = ("source", "target", "source_thought")
 
 

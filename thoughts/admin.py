@@ -2,7 +2,8 @@
 
 Thoughts are written by the think pipeline with their embedding, so the admin never edits one
 (an edited text would no longer match its vector). Private thoughts belong to their owner: the
-admin shows their metadata but not their words, and a search never matches their content.
+admin shows their metadata but not their words, and neither a search nor a URL filter ever
+matches their content.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from legacymind.admin_lookups import LimitedLookupsAdmin
 from legacymind.admin_search import without_private_words
 from thoughts.models import Thought
 
@@ -34,7 +36,7 @@ def _words(thought: Thought, text: Any, limit: int | None = None) -> str:
 
 
 @admin.register(Thought)
-class ThoughtAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ThoughtAdmin(LimitedLookupsAdmin):
     list_display = (
         "short_content", "owner", "mode", "origin", "is_private", "session_id", "chain_id",
         "confidence", "embedding_model", "embedding_dim", "created_at",
@@ -43,6 +45,12 @@ class ThoughtAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     search_fields = ("content", "session_id", "chain_id", "owner__username")
     list_select_related = ("owner",)
     date_hierarchy = "created_at"
+    # Metadata only: a URL filter on the words (content, enriched content, analysis,
+    # verification…) would answer whether a private thought says something.
+    url_filterable = (
+        "id", "owner", "session_id", "chain_id", "previous_thought", "revises_thought",
+        "branch_from",
+    )  # fmt: skip
     ordering = ("-created_at",)
     list_per_page = 50
     show_full_result_count = False  # a second COUNT(*) over every thought on each search

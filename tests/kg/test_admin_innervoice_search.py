@@ -1,5 +1,6 @@
 """The inner-voice exchange admin searches thoughts' words as the Thought admin does: a private
-thought's words never match, its thread's topic and id still do."""
+thought's words never match, its thread's topic and id still do; the thread and exchange lists
+take URL filters only on their own filters and ids."""
 
 from __future__ import annotations
 
@@ -92,3 +93,44 @@ def test_a_summary_folded_from_a_private_thought_is_neither_shown_nor_searched(s
     page = staff.get(f"{THREADS}{secret.thread_id}/change/").content.decode()
     assert "divorce" not in page and "visible only to its owner" in page
     assert "deadline pressure" in staff.get(f"{THREADS}{public.thread_id}/change/").content.decode()
+
+
+@pytest.mark.parametrize(
+    ("url", "lookup", "hit", "miss"),
+    [
+        (THREADS, "summary__startswith", "divorce", "holiday"),
+        (THREADS, "exchanges__synthesis_thought__content__icontains", "diagnosis", "sunburn"),
+        (EXCHANGES, "synthesis_thought__content__startswith", "You fear", "You love"),
+        (EXCHANGES, "thread__summary__icontains", "divorce", "holiday"),
+    ],
+)
+def test_url_filters_on_words_are_refused_alike_on_a_hit_and_a_miss(
+    staff, user, url, lookup, hit, miss
+):
+    """A URL filter on a thread's own summary (folded from a private synthesis) was allowed:
+    the thread was listed on a hit and not on a miss."""
+    secret = _exchange(user, "health", "You fear the diagnosis.", private=True)
+    DialogueThread.objects.filter(pk=secret.thread_id).update(summary="divorce lawyer costs")
+    on_hit = staff.get(url, {lookup: hit})
+    on_miss = staff.get(url, {lookup: miss})
+    assert on_hit.status_code == on_miss.status_code == 400
+    assert on_hit.content == on_miss.content
+    assert b"divorce" not in on_hit.content and b"diagnosis" not in on_hit.content
+
+
+def test_the_lists_own_filters_still_work(staff, user):
+    secret = _exchange(user, "health", "You fear the diagnosis.", private=True)
+    _exchange(user, "work", "You protect your reliability.", private=False)
+    DialogueThread.objects.filter(pk=secret.thread_id).update(status="closed")
+
+    def rows(url: str, params: dict[str, object]) -> list[object]:
+        response = staff.get(url, params)
+        assert response.status_code == 200
+        return [row.pk for row in response.context["cl"].result_list]
+
+    assert rows(THREADS, {"status__exact": "closed"}) == [secret.thread_id]
+    assert rows(THREADS, {"owner__id__exact": user.pk, "id": secret.thread_id}) == [
+        secret.thread_id
+    ]
+    assert rows(EXCHANGES, {"thread__status__exact": "closed"}) == [secret.pk]
+    assert rows(EXCHANGES, {"thread": secret.thread_id}) == [secret.pk]

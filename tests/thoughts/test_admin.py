@@ -103,3 +103,72 @@ def test_thoughts_cannot_be_added_or_edited_in_the_admin(admin_client, user):
     admin_client.post(change_page(thought), {"content": "changed"})
     thought.refresh_from_db()
     assert thought.content == "original words"
+
+
+# Each refused lookup with a value that matches the private thought and one that does not.
+WORDS_LOOKUPS = [
+    ("content__startswith", "My diagnosis", "Nothing like it"),
+    ("content__regex", "^My d", "^Zz"),
+    ("content__icontains", "told no one", "told everyone"),
+    ("enriched_content__icontains", "oncologist", "dentist"),
+    ("framework_analysis__icontains", "denial", "acceptance"),
+    ("framework_analysis__stage", "denial", "acceptance"),
+    ("verification__hypothesis__startswith", "It is mal", "It is ben"),
+    ("verification__icontains", "malignant", "benign"),
+    ("injected_memories__icontains", "Quillport", "Harbour"),
+    ("tags__contains", "{oncology}", "{gardening}"),
+    ("previous_thought__content__startswith", "My diagnosis", "Nothing like it"),
+    ("next_thoughts__content__startswith", "Follow-up", "Nothing like it"),
+]
+
+
+@pytest.mark.parametrize(("lookup", "hit", "miss"), WORDS_LOOKUPS)
+def test_url_filters_on_a_thoughts_words_are_refused_alike_on_a_hit_and_a_miss(
+    admin_client, other_user, lookup, hit, miss
+):
+    """Django allows a URL filter on any field of the model: ``?content__startswith=`` listed
+    a private thought on a hit and nothing on a miss, reading its words a letter at a time."""
+    secret = ThoughtFactory(
+        owner=other_user,
+        is_private=True,
+        content="My diagnosis, told no one",
+        enriched_content="The oncologist called",
+        framework_analysis={"stage": "denial"},
+        verification={"hypothesis": "It is malignant"},
+        injected_memories=[{"name": "Quillport"}],
+        tags=["oncology"],
+    )
+    ThoughtFactory(owner=other_user, is_private=True, content="Follow-up", previous_thought=secret)
+    on_hit = admin_client.get(CHANGELIST, {"id__exact": secret.pk, lookup: hit})
+    on_miss = admin_client.get(CHANGELIST, {"id__exact": secret.pk, lookup: miss})
+    assert on_hit.status_code == on_miss.status_code == 400
+    assert on_hit.content == on_miss.content
+    for word in (b"diagnosis", b"oncologist", b"denial", b"malignant", b"Quillport", b"oncology"):
+        assert word not in on_hit.content
+
+
+def test_url_filters_on_metadata_and_the_lists_own_filters_still_work(
+    admin_client, user, other_user
+):
+    mine = ThoughtFactory(owner=user, session_id="s-1", chain_id="c-1", mode="plan")
+    secret = ThoughtFactory(owner=other_user, is_private=True, session_id="s-2")
+    after = ThoughtFactory(
+        owner=user, previous_thought=mine, created_at=datetime(2024, 3, 2, tzinfo=UTC)
+    )
+    assert listed(admin_client.get(CHANGELIST, {"owner__id__exact": other_user.pk})) == [secret]
+    assert listed(admin_client.get(CHANGELIST, {"id__exact": secret.pk})) == [secret]
+    assert listed(admin_client.get(CHANGELIST, {"session_id": "s-1"})) == [mine]
+    assert listed(admin_client.get(CHANGELIST, {"chain_id__exact": "c-1"})) == [mine]
+    assert listed(admin_client.get(CHANGELIST, {"previous_thought": mine.pk})) == [after]
+    assert listed(admin_client.get(CHANGELIST, {"mode__exact": "plan"})) == [mine]
+    assert listed(admin_client.get(CHANGELIST, {"is_private__exact": "1"})) == [secret]
+    assert listed(admin_client.get(CHANGELIST, {"created_at__year": "2024"})) == [after]
+    assert listed(admin_client.get(CHANGELIST, {"q": "s-2"})) == [secret]
+
+
+def test_a_refused_url_filter_is_one_warning_line_without_a_traceback(admin_client, caplog):
+    """Django logs a refused lookup as an ERROR with its traceback, for a 400 it chose."""
+    assert admin_client.get(CHANGELIST, {"content__startswith": "x"}).status_code == 400
+    [record] = [r for r in caplog.records if r.name.startswith("django.security")]
+    assert (record.levelname, record.exc_info) == ("WARNING", None)
+    assert record.getMessage() == "Filtering by content__startswith not allowed"
