@@ -7,8 +7,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.contrib.admin.widgets import ForeignKeyRawIdWidget
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import (
+    BooleanField,
+    Case,
+    ExpressionWrapper,
+    ForeignKey,
+    IntegerField,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
+from django.forms import ModelChoiceField
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -26,6 +38,8 @@ from kg.models import (
     Observation,
 )
 from legacymind.admin_lookups import LimitedLookupsAdmin
+from legacymind.admin_search import without_private_words
+from thoughts.admin import PRIVATE
 from thoughts.selectors import memories_visible_to
 
 MODERATE = "kg.moderate"
@@ -195,10 +209,28 @@ class EdgeCandidateAdmin(CandidateAdmin):
     search_fields = ("source_name", "target_name", "rel_type", "review_note")
 
 
+class VisibleEntityIdWidget(ForeignKeyRawIdWidget):
+    """A raw id box that names the entity only for someone who may see it. Django's widget
+    looks the name up among all entities, so ``observation/add/?entity=<id>`` named one drawn
+    from another user's private thought; a hidden id now gets no name, like a missing one."""
+
+    def __init__(self, *args: Any, visible: QuerySet[Entity], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.visible = visible
+
+    def label_and_url_for_value(self, value: Any) -> tuple[str, str]:
+        try:
+            self.visible.get(pk=value)
+        except (ValueError, ValidationError, Entity.DoesNotExist):
+            return "", ""
+        return super().label_and_url_for_value(value)
+
+
 class MemoryAdmin(LimitedLookupsAdmin):
     """A memory drawn from a private thought is its owner's alone, in the admin as in the API:
     staff (superusers included, as the thoughts admin never shows private words either) see
-    only the memories the API would show them."""
+    only the memories the API would show them, and may point a memory only at an entity they
+    can see (a hidden one is refused like a missing id, as the API's ``VisibleEntity`` does)."""
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         model = self.model
@@ -208,6 +240,17 @@ class MemoryAdmin(LimitedLookupsAdmin):
             else memories_visible_to(request.user, model)
         )
         return super().get_queryset(request).filter(pk__in=visible.values("pk"))
+
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField[Any] | None:
+        if db_field.related_model is Entity:
+            visible = memories_visible_to(request.user, Entity)
+            kwargs["queryset"] = visible
+            kwargs["widget"] = VisibleEntityIdWidget(
+                db_field.remote_field, self.admin_site, using=kwargs.get("using"), visible=visible
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 @admin.register(Entity)
@@ -225,13 +268,44 @@ class EntityAdmin(MemoryAdmin):
 
 @admin.register(Observation)
 class ObservationAdmin(MemoryAdmin):
-    list_display = ("name", "entity", "confidence", "created_at")
+    """An observation the user may see can belong to an entity they may not (drawn from
+    someone's private thought): that entity is named by a placeholder, and its name is not
+    searched. Its form, like any, takes no hidden entity, so saving it means choosing another
+    entity or none (the API's PATCH, which may leave the entity out, keeps it)."""
+
+    list_display = ("name", "entity_shown", "confidence", "created_at")
     list_filter = ("created_at",)
     search_fields = ("name", "description", "entity__name")
     list_select_related = ("entity", "source_thought")
     url_filterable = ("id", "entity", "source_thought")
     readonly_fields = ("embedding", "embedding_provider", "embedding_model", "embedding_dim")
     raw_id_fields = ("entity", "source_thought")
+
+    def _entity_visible(self, request: HttpRequest) -> Q:
+        return Q(entity_id__in=memories_visible_to(request.user, Entity).values("pk"))
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        seen = ExpressionWrapper(self._entity_visible(request), output_field=BooleanField())
+        return super().get_queryset(request).annotate(entity_visible=seen)
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
+    ) -> tuple[QuerySet[Any], bool]:
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        results = without_private_words(
+            results,
+            search_term,
+            words_public=Q(entity__isnull=True) | self._entity_visible(request),
+            metadata=("name", "description"),
+        )
+        return results, may_have_duplicates
+
+    # Not sortable: ordering by the entity's name would place a hidden name among the others.
+    @admin.display(description="entity")
+    def entity_shown(self, obj: Any) -> str | None:
+        if obj.entity_id is None:
+            return None  # the admin's empty value
+        return str(obj.entity) if obj.entity_visible else PRIVATE
 
 
 @admin.register(Edge)

@@ -3,7 +3,8 @@
 Django's admin search matches each word of the term in any of ``search_fields``. Where one of
 those fields holds a thought's words, a private thought must not match on them: the word has to
 be found in a field that is not its words (metadata), or the thought must not be private. Used
-by the Thought admin and the inner voice's exchange admin.
+by the Thought admin and the inner voice's exchange admin, and by the KG observation admin for
+the name of an entity drawn from someone's private thought.
 """
 
 from __future__ import annotations
