@@ -265,6 +265,14 @@ class EntityAdmin(MemoryAdmin):
     )  # fmt: skip
     raw_id_fields = ("source_thought",)
 
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        # Embedded after commit, as the API's writes are: a new entity, or one whose text
+        # ("name (entity_type)") changed, would otherwise be missing from searches or found
+        # by its old text.
+        if not change or {"name", "entity_type"} & set(form.changed_data):
+            services.entity_embed_on_commit(entity_id=obj.pk)
+
 
 @admin.register(Observation)
 class ObservationAdmin(MemoryAdmin):
@@ -299,6 +307,11 @@ class ObservationAdmin(MemoryAdmin):
             metadata=("name", "description"),
         )
         return results, may_have_duplicates
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change or {"name", "description"} & set(form.changed_data):  # as EntityAdmin
+            services.observation_embed_on_commit(observation_id=obj.pk)
 
     # Not sortable: ordering by the entity's name would place a hidden name among the others.
     @admin.display(description="entity")

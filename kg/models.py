@@ -76,7 +76,14 @@ class Entity(Memory):
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(
-                Lower("name"), Lower("entity_type"), name="kg_entity_name_type_ci_uniq"
+                Lower("name"),
+                Lower("entity_type"),
+                name="kg_entity_name_type_ci_uniq",
+                # What a form (the admin's) says; the API answers its own bare 409.
+                violation_error_message=(
+                    "This name is already in use for this type (names are unique per type, "
+                    "ignoring case): choose another name or type."
+                ),
             )
         ]
         indexes = [
