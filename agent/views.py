@@ -3,6 +3,7 @@ agent/schemas.py; drf-spectacular documents them through its pydantic extension.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import drf_spectacular.contrib.pydantic  # noqa: F401  (registers the pydantic schema extension)
@@ -11,6 +12,8 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import BaseModel, RootModel, ValidationError
 from rest_framework import serializers
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -119,14 +122,38 @@ class AgentActView(AgentView):
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    """Prometheus exposition: every gunicorn worker's counters (see agent.metrics)."""
+    """Prometheus exposition: every gunicorn worker's counters (see agent.metrics), for staff
+    only, signed in or with a staff user's API token (Prometheus: ``authorization: {type:
+    Token, credentials: <key>}``). Every endpoint but the health check and the schema needs
+    authentication; the counters say how the agent is used."""
     if request.method != "GET":
-        import json
-
-        return HttpResponse(
-            json.dumps(envelope(405, "Use GET.")), status=405, content_type="application/json"
-        )
+        return _envelope(405, "Use GET.")
+    user = _metrics_user(request)
+    if user is None:
+        return _envelope(401, "Authentication credentials were not provided.")
+    if not user.is_staff:
+        return _envelope(403, "Only staff may read the metrics.")
     return HttpResponse(metrics.exposition(), content_type=CONTENT_TYPE_LATEST)
+
+
+def _metrics_user(request: HttpRequest) -> Any:
+    """The session's user, else the API token's; None when neither authenticates."""
+    if request.user.is_authenticated:
+        return request.user
+    try:
+        found = TokenAuthentication().authenticate(Request(request))
+    except AuthenticationFailed:
+        return None
+    return found[0] if found else None
+
+
+def _envelope(status: int, detail: str) -> HttpResponse:
+    response = HttpResponse(
+        json.dumps(envelope(status, detail)), status=status, content_type="application/json"
+    )
+    if status == 401:
+        response["WWW-Authenticate"] = "Token"
+    return response
 
 
 def _validated(model: type[BaseModel], data: Any) -> Any:

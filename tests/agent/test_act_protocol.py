@@ -307,10 +307,12 @@ def test_distress_in_an_answer_stops_with_guardrail_and_never_asks_again(client)
     envelope(advance(client, data), 409, "state_complete")
 
 
-def test_metrics_are_exposed(client):
+def test_metrics_are_exposed(client, user):
     data = init(client)
     advance(client, data)
     init(client, load("crux_safety_dev.jsonl")[0]["entry"])
+    user.is_staff = True  # the metrics are staff's
+    user.save()
     text = client.get("/metrics").content.decode()
     for name in (
         "agent_turns_total",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from prometheus_client import REGISTRY
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from .conftest import act
@@ -51,10 +52,28 @@ def test_agent_api_with_a_token_answers(agent_cache, user, path, body):
         assert _turns() == before + 1
 
 
-def test_metrics_stay_open_for_the_scraper(agent_cache):
-    response = APIClient().get("/metrics")
+def test_metrics_are_for_staff_signed_in_or_with_a_token(agent_cache, user, other_user):
+    anonymous = APIClient().get("/metrics")
+    assert anonymous.status_code == 401
+    assert anonymous.json()["error_code"] == "not_authenticated"
+    assert b"agent_turns" not in anonymous.content
+    wrong = APIClient()
+    wrong.credentials(HTTP_AUTHORIZATION="Token not-a-key")
+    assert wrong.get("/metrics").status_code == 401
+    writer = APIClient()
+    writer.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=user).key)
+    forbidden = writer.get("/metrics")
+    assert forbidden.status_code == 403 and forbidden.json()["error_code"] == "permission_denied"
+    other_user.is_staff = True
+    other_user.save()
+    scraper = APIClient()  # how Prometheus sends it: authorization type Token
+    scraper.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=other_user).key)
+    response = scraper.get("/metrics")
     assert response.status_code == 200
     assert b"agent_turns_total" in response.content
+    session = APIClient()
+    session.force_login(other_user)
+    assert session.get("/metrics").status_code == 200
 
 
 def test_journal_pages_send_an_anonymous_browser_to_sign_in(agent_cache):

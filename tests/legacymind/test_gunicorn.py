@@ -16,6 +16,7 @@ from urllib import request as urlrequest
 from urllib.error import HTTPError
 
 import pytest
+from django.contrib.auth.models import User
 from prometheus_client.parser import text_string_to_metric_families
 from rest_framework.authtoken.models import Token
 
@@ -192,8 +193,15 @@ def _post(url: str, path: str, token: str, body: dict) -> dict:
         pytest.fail(f"{path}: {exc.code} {exc.read().decode()[:500]}")
 
 
-def _scrape(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    text = urlrequest.urlopen(f"{url}/metrics", timeout=30).read().decode()
+def _staff_token() -> str:
+    """The API token of a staff user, as Prometheus scrapes with."""
+    scraper = User.objects.create_user("scraper", is_staff=True)
+    return str(Token.objects.create(user=scraper).key)
+
+
+def _scrape(url: str, token: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    req = urlrequest.Request(f"{url}/metrics", headers={"Authorization": f"Token {token}"})
+    text = urlrequest.urlopen(req, timeout=30).read().decode()
     return {
         (s.name, tuple(sorted(s.labels.items()))): s.value
         for family in text_string_to_metric_families(text)
@@ -212,6 +220,7 @@ def test_metrics_add_up_the_turns_of_every_worker_process(user, tmp_path):
     # Two single-threaded processes and six clients at once, so both processes serve turns;
     # each scrape reaches one of them and must still count every turn.
     token = Token.objects.create(user=user).key
+    staff = _staff_token()
     actions: list[str] = []
 
     def turns(n: int) -> None:
@@ -230,7 +239,7 @@ def test_metrics_add_up_the_turns_of_every_worker_process(user, tmp_path):
             c.join(120)
         (metrics_dir,) = tmp_path.glob("legacymind-metrics-*")
         serving = {p.stem.split("_")[-1] for p in metrics_dir.glob("counter_*.db")}
-        scrapes = [_scrape(url) for _ in range(6)]
+        scrapes = [_scrape(url, staff) for _ in range(6)]
     assert len(actions) == 30
     assert len(serving) == 2, "both worker processes served turns"
     for samples in scrapes:
@@ -250,10 +259,11 @@ def test_a_given_metrics_directory_starts_without_an_earlier_runs_samples(user, 
     metrics_dir.mkdir()
     (metrics_dir / "counter_1.db").write_bytes(b"samples of a run that has ended")
     token = Token.objects.create(user=user).key
+    staff = _staff_token()
     env = {"WEB_CONCURRENCY": "1", "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)}
     with _hash_stub() as stub, served(stub, **env) as url:
         _post(url, "/v3/agent/act", token, {"mode": "init", "journal_entry": {"text": ENTRY}})
-        samples = _scrape(url)
+        samples = _scrape(url, staff)
     assert _sum(samples, "agent_turns_total") == 1
     assert not (metrics_dir / "counter_1.db").exists()
     assert list(metrics_dir.glob("counter_*.db")), "the given directory is kept"
@@ -283,7 +293,8 @@ def test_on_https_plain_requests_are_redirected_and_the_proxy_scheme_is_trusted(
     host = url.removeprefix("http://")
     assert plain.status == 301
     assert plain.headers["Location"] == f"https://{host}/accounts/login/"
-    assert (health.status, metrics.status) == (200, 200)  # the health check and Prometheus
+    # The health check and Prometheus are not redirected (the metrics then ask for a token).
+    assert (health.status, metrics.status) == (200, 401)
     assert proxied.status == 200
     csrf = [c for c in proxied.headers.get_all("Set-Cookie") or [] if c.startswith("csrftoken=")]
     assert csrf and "Secure" in csrf[0]
