@@ -9,6 +9,10 @@ offers the entry again rather than the same dead question."""
 from __future__ import annotations
 
 import json
+import re
+import time
+import uuid
+from itertools import count
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -17,11 +21,14 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from agent.errors import RevisionInProgress
 from agent.schemas import MAX_ENTRY, MAX_REPLY
 from agent.services import agent_act
 from agent.views import client_id
 from legacymind.errors import ServiceError, outage
 
+REPLAY_WAIT_SECONDS = 5.0  # a turn takes milliseconds; the model-free loop never waits long
+TOKEN = re.compile(r"[0-9a-f]{32}")  # a question form's turn_token (uuid4 hex)
 MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
 # The API's own limits: the page refuses nothing the API would take, and its fields say so.
 LIMITS = {"entry_max": MAX_ENTRY, "answer_max": MAX_REPLY}
@@ -37,6 +44,9 @@ STALE = (
 RESTART = {
     "stale_revision": STALE,
     "answer_mismatch": STALE,
+    # The same question form (its token) sent again with another answer: a second tab, an
+    # old copy of the page. The same answer replays what the first send got instead.
+    "idempotency_key_reused": STALE,
     "state_complete": "This conversation has already finished. Your entry is below: start again.",
     "budget_exhausted": "This conversation used all its questions. Your entry is below.",
     "integrity_mismatch": "This page's conversation could not be checked. Start again below.",
@@ -127,17 +137,15 @@ def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, 
             if len(value) > MAX_REPLY:
                 raise PageError(f"Keep your answer under {MAX_REPLY:,} characters.")
             data["user_event"] = {"answer_to": answer_to, "value": value}
+    token = request.POST.get("turn_token", "")
+    keys = (f"journal-page:{token}:{step}" if TOKEN.fullmatch(token) else None for step in count())
     try:
-        response = json.loads(agent_act(data=data, idempotency_key=None, client_id=client))
+        response = _act(data, client=client, key=next(keys))
         for _ in range(MAX_INTERNAL):
             if response["complete"] or response["action"]["type"] == "AskUser":
                 break
-            response = json.loads(
-                agent_act(
-                    data={"mode": "continue", "state": response["state"]},
-                    idempotency_key=None,
-                    client_id=client,
-                )
+            response = _act(
+                {"mode": "continue", "state": response["state"]}, client=client, key=next(keys)
             )
     except ServiceError as exc:
         raise _plain(exc) from exc
@@ -149,6 +157,21 @@ def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, 
             raise
         raise PageError(detail, status=503) from exc
     return dict(response)
+
+
+def _act(data: dict[str, Any], *, client: str, key: str | None) -> dict[str, Any]:
+    """One turn. The question form carries a token, so the same form sent twice (a double
+    click) sends each of its turns with the same Idempotency-Key: the second send replays the
+    first's answers instead of finding the question already answered, waiting (up to
+    REPLAY_WAIT_SECONDS) while the first is still being worked on."""
+    deadline = time.monotonic() + REPLAY_WAIT_SECONDS
+    while True:
+        try:
+            return dict(json.loads(agent_act(data=data, idempotency_key=key, client_id=client)))
+        except RevisionInProgress:
+            if key is None or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
 
 
 def _plain(exc: ServiceError) -> PageError:
@@ -179,4 +202,5 @@ def _error_page(
 
 
 def _page(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
-    return render(request, "agent/journal.html", {**LIMITS, **context}, status=status)
+    context = {**LIMITS, "turn_token": uuid.uuid4().hex, **context}
+    return render(request, "agent/journal.html", context, status=status)

@@ -118,3 +118,56 @@ def test_result_says_why_it_stopped_in_words(client):
         page = _answer(client, state, value=state["last_action"]["quick_options"][0]).content
         page = page.decode()
     assert "It stopped here because" in page and "stopped: " not in page
+
+
+def _token(html: str) -> str:
+    match = re.search(r'name="turn_token" value="([0-9a-f]{32})"', html)
+    assert match, "the question form carries no token"
+    return match.group(1)
+
+
+def _shown(html: str) -> tuple[str, list[str]]:
+    """The question on the page and its options (or the result's marker)."""
+    import html as h
+
+    question = re.search(r'<h2 id="question">(.*?)</h2>', html)
+    options = re.findall(r'class="option" formnovalidate>(.*?)</button>', html)
+    return (h.unescape(question.group(1)) if question else "result"), options
+
+
+def _state_or_none(html: str) -> dict | None:
+    return _state(html) if 'name="state"' in html else None
+
+
+def test_the_same_answer_form_sent_twice_shows_the_next_step_both_times(client):
+    page = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode()
+    state, token = _state(page), _token(page)
+    option = state["last_action"]["quick_options"][0]
+    first = _answer(client, state, value=option, turn_token=token)
+    second = _answer(client, state, value=option, turn_token=token)  # the double click
+    assert first.status_code == second.status_code == 200
+    one, two = first.content.decode(), second.content.decode()
+    assert "already answered" not in two
+    assert _shown(two) == _shown(one)
+    assert _state_or_none(two) == _state_or_none(one)  # one turn was taken, not two
+    # Another form (another token) for the same old question is still the Back button's case.
+    again = _answer(client, state, value=option, turn_token="0" * 32)
+    assert again.status_code == 409 and "already answered" in again.content.decode()
+
+
+def test_every_question_form_has_its_own_token(client):
+    pages = [
+        client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode() for _ in "ab"
+    ]
+    assert _token(pages[0]) != _token(pages[1])
+
+
+def test_the_same_question_form_sent_again_with_another_answer_offers_the_entry_again(client):
+    page = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode()
+    state, token = _state(page), _token(page)
+    first, second = state["last_action"]["quick_options"][:2]
+    assert _answer(client, state, value=first, turn_token=token).status_code == 200
+    other = _answer(client, state, value=second, turn_token=token)  # an old copy of the page
+    assert other.status_code == 422
+    body = other.content.decode()
+    assert "already answered" in body and 'id="entry-form"' in body

@@ -44,10 +44,11 @@ def test_back_never_shows_an_answered_question_and_a_stale_one_leads_back_to_the
     with pytest.raises(Error, match="ERR_CACHE_MISS"):
         page.go_back()
     page.wait_for_url(lambda url: url.startswith("chrome-error://"))
-    # An old copy of the question (a second tab, a restored session) answered again.
+    # An old copy of the question (a second tab, a restored session) answered again, with
+    # another answer (the same answer from the same copy replays the next question).
     page.goto(live_server.url + "/journal/")
     page.eval_on_selector("main", "(main, html) => { main.innerHTML = html; }", answered)
-    page.locator("button.option").first.click()
+    page.locator("button.option").nth(1).click()
     page.wait_for_selector("#error")
     error = page.locator("#error")
     assert error.get_attribute("role") == "alert"
