@@ -112,6 +112,11 @@ class KgCandidate(serializers.Serializer[Any]):
     confidence = serializers.FloatField()
     origin = serializers.CharField()
     staged_by_thought_id = serializers.UUIDField(allow_null=True)
+    from_private_thought = serializers.SerializerMethodField(
+        help_text="Drawn from a private thought: its names are that thought's owner's. "
+        "Approved, it becomes a memory only they see; it never becomes an alias of a shared "
+        "entity."
+    )
     provider = serializers.CharField()
     model = serializers.CharField()
     prompt_hash = serializers.CharField()
@@ -128,6 +133,10 @@ class KgCandidate(serializers.Serializer[Any]):
     target_name = serializers.CharField(required=False)
     rel_type = serializers.CharField(required=False)
     suggestions = serializers.SerializerMethodField()
+
+    def get_from_private_thought(self, obj: EntityCandidate | EdgeCandidate) -> bool:
+        thought = obj.staged_by_thought  # select_related by the queue
+        return thought is not None and thought.is_private
 
     def get_kind(self, obj: EntityCandidate | EdgeCandidate) -> str:
         return "entity" if isinstance(obj, EntityCandidate) else "edge"

@@ -391,3 +391,20 @@ def test_the_authors_own_edge_candidate_still_reaches_their_private_entity(mod_a
     assert outcome["ok"], outcome
     edge = Edge.objects.get()
     assert edge.target_id == hidden.pk and edge.source_thought_id == again.pk
+
+
+def test_the_queue_says_which_candidates_come_from_a_private_thought(mod_api, user):
+    private = ThoughtFactory(owner=user, is_private=True)
+    EntityCandidateFactory(name="Hidden source", staged_by_thought=private)
+    EntityCandidateFactory(name="Shared source", staged_by_thought=ThoughtFactory())
+    EdgeCandidateFactory(staged_by_thought=private)
+    EntityCandidateFactory(name="No source", staged_by_thought=None)
+    rows = mod_api.get("/api/v1/kg/candidates/", {"target": "mixed"}).json()["results"]
+    flags = {r.get("name") or r["kind"]: r["from_private_thought"] for r in rows}
+    assert flags == {
+        "Hidden source": True,
+        "Shared source": False,
+        "No source": False,
+        "edge": True,
+    }
+    assert all("my private" not in str(r) for r in rows)
