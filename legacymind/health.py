@@ -6,6 +6,8 @@ it out): the app still works, but searches of that table scan it until ``reembed
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
@@ -13,6 +15,8 @@ from django.views.decorators.http import require_GET
 from legacymind.reembed import embedded_models
 from legacymind.vector_indexes import indexes_out
 from legacymind.vectors import indexed_dims, pgvector_version
+
+logger = logging.getLogger("legacymind.health")
 
 
 def _check_database() -> str:
@@ -27,6 +31,14 @@ def _check_vector_indexes() -> str:
     return f"out: {', '.join(out)} (searches scan those tables; manage.py reembed builds them)"
 
 
+def _check_cache() -> str:
+    """The cache answers (the database cache's table exists; Redis is checked below)."""
+    from django.core.cache import cache
+
+    cache.get("legacymind:healthz")
+    return "ok"
+
+
 def _check_redis() -> str:
     import redis
 
@@ -39,10 +51,14 @@ def _check_redis() -> str:
 def healthz(request: HttpRequest) -> JsonResponse:
     checks: dict[str, str] = {}
     healthy = True
-    for name, check in (("database", _check_database), ("redis", _check_redis)):
-        if name == "redis" and not settings.REDIS_URL:
-            checks[name] = "not configured"
-            continue
+    redis = settings.REDIS_URL
+    steps = (
+        ("database", _check_database),
+        ("redis" if redis else "cache", _check_redis if redis else _check_cache),
+    )
+    if not redis:
+        checks["redis"] = "not configured"
+    for name, check in steps:
         try:
             checks[name] = check()
         except Exception as exc:  # any failure of a dependency is "unhealthy", with its reason
@@ -50,7 +66,14 @@ def healthz(request: HttpRequest) -> JsonResponse:
             checks[name] = f"error: {type(exc).__name__}"
     if healthy:  # informational: a table without its index is slower, not down
         checks["vector_indexes"] = _check_vector_indexes()
-    return JsonResponse(
+    response = JsonResponse(
         {"status": "ok" if healthy else "unavailable", "checks": checks},
         status=200 if healthy else 503,
     )
+    if not healthy:
+        # One WARNING line saying what failed, instead of Django's ERROR "Service Unavailable"
+        # without a reason, every few seconds while a health check polls an outage.
+        failed = ", ".join(f"{k} {v}" for k, v in checks.items() if v.startswith("error"))
+        logger.warning("healthz unavailable: %s", failed)
+        response._has_been_logged = True  # type: ignore[attr-defined]
+    return response

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 
 import pytest
@@ -38,6 +39,26 @@ def test_healthz_is_public_and_reports_database_and_pgvector(anon_api):
     assert body["status"] == "ok"
     assert body["checks"]["database"].startswith("ok (pgvector 0.")
     assert body["checks"]["redis"] == "not configured"
+
+
+@pytest.mark.django_db(transaction=True)  # the failed check must not abort a test transaction
+def test_healthz_checks_the_database_cache_and_says_when_its_table_is_missing(anon_api, caplog):
+    from django.db import connection
+
+    assert anon_api.get("/healthz").json()["checks"]["cache"] == "ok"
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE legacymind_cache RENAME TO legacymind_cache_gone")
+        try:
+            caplog.set_level(logging.WARNING)
+            response = anon_api.get("/healthz")
+        finally:
+            cursor.execute("ALTER TABLE legacymind_cache_gone RENAME TO legacymind_cache")
+    assert response.status_code == 503
+    assert response.json()["checks"]["cache"].startswith("error: ")
+    lines = [(r.levelname, r.name, r.getMessage()) for r in caplog.records]
+    assert lines == [
+        ("WARNING", "legacymind.health", "healthz unavailable: cache error: ProgrammingError")
+    ], lines  # one line with the reason, not Django's ERROR "Service Unavailable"
 
 
 def test_healthz_reports_the_installed_pgvector_version(anon_api):
