@@ -80,7 +80,9 @@ TEMPLATES = [
 ]
 
 # --- Database: DATABASE_URL, or the embedded server (Postgres 16 + pgvector 0.8) ------------
-PGDATA_DIR = Path(env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var" / "pgdata")))
+# Relative to the project (BASE_DIR), not to wherever a command runs: from another directory a
+# relative path started a second, empty database there.
+PGDATA_DIR = BASE_DIR / env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var" / "pgdata"))
 # HNSW builds are ~5x faster with 1GB than with the 64MB default (100k x 384: 56 s vs 294 s).
 # Passed to every connection: a bad size would fail each connection with Postgres' message.
 MAINTENANCE_WORK_MEM = _pg_size_at_least("PG_MAINTENANCE_WORK_MEM", "1GB", minimum="1MB")
@@ -94,13 +96,21 @@ HNSW_EF_SEARCH = _integer("HNSW_EF_SEARCH", 160, low=1, high=1000)
 # then reads ~1,300 of its ~4,400 pages from the OS cache instead of shared memory.
 # Postgres' minimum is 16 buffers of 8kB: below it the embedded server would not start.
 PG_SHARED_BUFFERS = _pg_size_at_least("PG_SHARED_BUFFERS", "512MB", minimum="128kB")
-if env.str("DATABASE_URL", default=""):
+_PG_SCHEMES = ("postgres", "postgresql", "pgsql")
+if _database_url := env.str("DATABASE_URL", default=""):
+    # Checked before django-environ parses it: for a URL without a scheme it warns with the
+    # whole parsed result, password included, on stderr; an unknown one ("postgress") got past
+    # a substring check of the engine and failed later in a long traceback.
+    _scheme = _database_url.split("://", 1)[0] if "://" in _database_url else ""
+    if _scheme not in _PG_SCHEMES:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:port/name), "
+            f"not one with scheme {_scheme or '(none)'!r}"
+        )
     try:
         _db = env.db_url("DATABASE_URL")
     except Exception as exc:  # django-environ raises several types for a bad URL
         raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from exc
-    if "postgres" not in _db.get("ENGINE", ""):
-        raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (with pgvector)")
     EMBEDDED_DB = False
 else:
     from legacymind import embedded_db
@@ -111,8 +121,14 @@ else:
     }
     EMBEDDED_DB = True
 _db.setdefault("OPTIONS", {})
-_db["OPTIONS"]["options"] = (
-    f"-c maintenance_work_mem={MAINTENANCE_WORK_MEM} -c hnsw.ef_search={HNSW_EF_SEARCH}"
+# After any ?options= the URL gives (a statement_timeout, say), which it used to replace.
+_db["OPTIONS"]["options"] = " ".join(
+    part
+    for part in (
+        _db["OPTIONS"].get("options", ""),
+        f"-c maintenance_work_mem={MAINTENANCE_WORK_MEM} -c hnsw.ef_search={HNSW_EF_SEARCH}",
+    )
+    if part
 )
 # Persistent connections: opening one costs a few ms (a forked backend), more than many
 # requests spend in the database. Health checks drop a connection the server closed.

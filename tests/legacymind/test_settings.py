@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from tests.support.settings_process import manage_process, settings_process
+from tests.support.settings_process import ROOT, manage_process, settings_process
 
 PRINT_SETTINGS = """
 import json, django
@@ -62,6 +63,8 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"EMBEDDING_PROVIDER": "openai"}, "OPENAI_API_KEY"),
         ({"REDIS_URL": "http://127.0.0.1:6379"}, "REDIS_URL"),
         ({"DATABASE_URL": "mysql://u:p@h/db"}, "DATABASE_URL"),
+        ({"DATABASE_URL": "postgress://u:p@h/db"}, "DATABASE_URL"),  # was a long traceback
+        ({"DATABASE_URL": "postgresql+psycopg://u:p@h/db"}, "DATABASE_URL"),
         ({"LOG_LEVEL": "loud"}, "LOG_LEVEL"),
         ({"PG_SHARED_BUFFERS": "lots"}, "PG_SHARED_BUFFERS"),
         ({"TAU_HIGH": "1.5"}, "TAU_HIGH"),
@@ -90,6 +93,35 @@ def test_misconfiguration_stops_start_up_naming_the_variable(overrides, named):
     assert "ImproperlyConfigured" in proc.stderr
     last_line = proc.stderr.strip().splitlines()[-1]
     assert named in last_line, last_line
+
+
+def test_a_database_url_without_a_scheme_is_refused_without_printing_its_password():
+    proc = start(DATABASE_URL="//legacymind:TopSecretPW@db:5432/legacymind")
+    assert proc.returncode != 0
+    assert "DATABASE_URL must be a PostgreSQL URL" in proc.stderr.strip().splitlines()[-1]
+    assert "TopSecretPW" not in proc.stderr + proc.stdout
+
+
+def test_options_in_the_database_url_are_kept_beside_the_apps_own():
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(s.DATABASES['default']['OPTIONS']['options'])"
+    )
+    url = "postgres://u:p@127.0.0.1:9/none?options=-c%20statement_timeout%3D5000"
+    proc = settings_process(code, DATABASE_URL=url)
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    options = proc.stdout.strip().splitlines()[-1]
+    assert options.startswith("-c statement_timeout=5000 ")
+    assert "-c hnsw.ef_search=" in options and "-c maintenance_work_mem=" in options
+
+
+def test_a_relative_pgdata_is_the_projects_not_the_working_directorys():
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; print(s.PGDATA_DIR)"
+    )
+    proc = settings_process(code, cwd=Path("/tmp"), LEGACYMIND_PGDATA="var/elsewhere")
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    assert proc.stdout.strip().splitlines()[-1] == str(ROOT / "var" / "elsewhere")
 
 
 def test_manage_check_fails_on_a_bad_value_too():

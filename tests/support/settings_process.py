@@ -15,9 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 NO_DB = "postgres://nobody@127.0.0.1:9/none"
 
 
-def settings_process(code: str, **overrides: str | None) -> subprocess.CompletedProcess[str]:
-    """Run ``code`` in a new process; ``overrides`` set variables, ``None`` removes one."""
-    return _clean_run([sys.executable, "-c", code], overrides)
+def settings_process(
+    code: str, *, cwd: Path = ROOT, **overrides: str | None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a new process (in ``cwd``, the project importable from anywhere);
+    ``overrides`` set variables, ``None`` removes one."""
+    return _clean_run([sys.executable, "-c", code], overrides, cwd=cwd)
 
 
 def manage_process(*args: str, **overrides: str | None) -> subprocess.CompletedProcess[str]:
@@ -26,7 +29,7 @@ def manage_process(*args: str, **overrides: str | None) -> subprocess.CompletedP
 
 
 def _clean_run(
-    argv: list[str], overrides: dict[str, str | None]
+    argv: list[str], overrides: dict[str, str | None], *, cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -35,6 +38,7 @@ def _clean_run(
         "DJANGO_SECRET_KEY": "s3cret-for-tests",
         "AGENT_STATE_SECRET": "agent-s3cret-for-tests",
         "DATABASE_URL": NO_DB,
+        "PYTHONPATH": str(ROOT),
     }
     for name, value in overrides.items():
         if value is None:
@@ -43,7 +47,7 @@ def _clean_run(
             env[name] = value
     return subprocess.run(
         argv,
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
