@@ -21,6 +21,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import environ
+
+# The settings read .env beside manage.py (the environment wins); so does this file, which
+# gunicorn loads before Django: WEB_BIND, WEB_CONCURRENCY, ... set only there were ignored.
+environ.Env.read_env(Path(__file__).resolve().parent / ".env", overwrite=False)
+
 
 def _whole(name: str, default: int, minimum: int) -> int:
     # A bad value stops gunicorn before it forks, naming the variable (as the settings do).

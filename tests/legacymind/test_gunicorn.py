@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -50,8 +51,8 @@ def gunicorn(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def printed_config(**env: str) -> dict[str, str]:
-    out = gunicorn("--print-config", **env)
+def printed_config(*args: str, **env: str) -> dict[str, str]:
+    out = gunicorn("--print-config", *args, **env)
     assert out.returncode == 0, out.stderr
     return {
         key.strip(): value.strip()
@@ -69,6 +70,16 @@ def test_the_config_runs_threaded_workers_sized_from_the_environment():
     sized = printed_config(WEB_CONCURRENCY="2", WEB_THREADS="4", WEB_TIMEOUT="30")
     assert (sized["workers"], sized["threads"], sized["timeout"]) == ("2", "4", "30")
     assert printed_config(WEB_ACCESS_LOG="")["accesslog"] == "None"
+
+
+def test_the_config_reads_the_env_file_beside_it_and_the_environment_wins(tmp_path):
+    # A copy of the config in a directory of its own, with its own .env (never the checkout's).
+    shutil.copy(ROOT / "gunicorn.conf.py", tmp_path / "gunicorn.conf.py")
+    (tmp_path / ".env").write_text("WEB_BIND=127.0.0.1:8106\nWEB_CONCURRENCY=1\nWEB_THREADS=2\n")
+    config = str(tmp_path / "gunicorn.conf.py")
+    read = printed_config("-c", config)
+    assert (read["bind"], read["workers"], read["threads"]) == ("['127.0.0.1:8106']", "1", "2")
+    assert printed_config("-c", config, WEB_THREADS="5")["threads"] == "5"
 
 
 @pytest.mark.parametrize(
