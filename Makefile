@@ -10,7 +10,7 @@ PORT ?= 8000
 RUN_ENV := DJANGO_DEBUG=$${DJANGO_DEBUG:-1}
 TEST_ENV := DJANGO_SECRET_KEY=$${DJANGO_SECRET_KEY:-test-only-secret} AGENT_STATE_SECRET=$${AGENT_STATE_SECRET:-test-only-agent-secret}
 
-.PHONY: help install system-deps setup run test lint typecheck pytest bench db-stop clean
+.PHONY: help install system-deps setup port-free run test lint typecheck pytest bench db-stop clean
 
 help:
 	@echo "make run      - install, start the embedded Postgres, migrate, seed demo data, serve :$(PORT)"
@@ -49,9 +49,15 @@ setup: install
 	$(RUN_ENV) $(PY) manage.py createcachetable
 	$(RUN_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 
-run: setup
+# Checked first: a busy port otherwise failed only after the install, the migrations and the
+# model load, with runserver's bare "That port is already in use".
+port-free:
+	@$(PYTHON) -c "import socket, sys; sys.exit(socket.socket().connect_ex(('$(HOST)', $(PORT))) == 0)" \
+	  || { echo "Port $(PORT) on $(HOST) is in use: stop what listens there, or run make run PORT=8001"; exit 1; }
+
+run: port-free setup
 	$(RUN_ENV) $(PY) manage.py seed_demo
-	$(RUN_ENV) $(PY) manage.py ensure_superuser
+	PORT=$(PORT) $(RUN_ENV) $(PY) manage.py ensure_superuser
 	$(RUN_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
 
 lint: install
@@ -74,7 +80,8 @@ bench: install
 	$(TEST_ENV) EMBEDDING_PROVIDER=local $(PY) bench/crux.py
 
 db-stop:
-	@$(PY) -m legacymind.embedded_db stop var/pgdata
+	@if [ -x $(PY) ]; then $(PY) -m legacymind.embedded_db stop var/pgdata; \
+	else echo "No $(VENV) here: no embedded Postgres was started from this checkout."; fi
 
 clean: db-stop
 	rm -rf $(VENV) var
