@@ -343,6 +343,10 @@ SPECTACULAR_SETTINGS = {
             "other",
         ],
         "MemoryKindEnum": ["entity", "observation"],
+        # Fields named origin and status elsewhere hold other choices (manage.py check
+        # --deploy printed drf_spectacular.W001 for each).
+        "ThoughtOriginEnum": "thoughts.models.Thought.Origin",
+        "ThreadStatusEnum": "innervoice.models.DialogueThread.Status",
     },
 }
 
