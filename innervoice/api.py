@@ -87,11 +87,12 @@ class InnerVoiceInput(serializers.Serializer[Any]):
 
 class ExtractedOut(serializers.Serializer[Any]):
     status = serializers.ChoiceField(
-        choices=["staged", "failed", "queued", "skipped"],
+        choices=["staged", "failed", "queued", "not_queued", "skipped"],
         help_text="staged: extraction ran in-process, counts are the new candidates it staged "
         "(0 when it found only names already pending or in the graph); failed: it ran in-process "
         "and no extractor answered (counts null); queued: a worker runs it (counts null); "
-        "skipped: not requested or KG_AUTO_EXTRACT off.",
+        "not_queued: the task broker was down, manage.py kg_extract takes it later (counts "
+        "null); skipped: not requested or KG_AUTO_EXTRACT off.",
     )
     entities = serializers.IntegerField(allow_null=True)
     relationships = serializers.IntegerField(allow_null=True)

@@ -27,6 +27,7 @@ from innervoice.retrieval import Selection, snippets_select
 from innervoice.selectors import thread_get, thread_history, thread_open_latest
 from kg.models import EdgeCandidate, EntityCandidate, ThoughtExtraction
 from kg.services import thought_extract_on_commit
+from legacymind.celery import Publication
 from legacymind.errors import Conflict, ServiceError
 from legacymind.providers import chat
 from legacymind.providers.embeddings import fields_for, get_provider
@@ -57,7 +58,9 @@ class AskParams:
 
 @dataclass(frozen=True)
 class Extracted:
-    status: str  # staged (ran in-process) | failed (it raised) | queued (a worker) | skipped
+    # staged (ran in-process) | failed (it raised) | queued (a worker) | not_queued (the broker
+    # was down) | skipped
+    status: str
     entities: int | None = None
     relationships: int | None = None
 
@@ -239,11 +242,14 @@ def _expire(thread: DialogueThread) -> None:
     )
 
 
-def _extracted(*, requested: bool, queued: bool, ran: list[bool], synth_id: Any) -> Extracted:
-    if not requested or not queued:
+def _extracted(*, publication: Publication | None, synth_id: Any) -> Extracted:
+    if publication is None:  # not requested, or KG_AUTO_EXTRACT off
         return Extracted("skipped")
-    if not ran or not settings.CELERY_TASK_ALWAYS_EAGER:
+    if publication.sent is None:  # the caller's transaction has not committed yet
         return Extracted("queued")
+    if not publication.eager:
+        # False: the broker was down (logged once); manage.py kg_extract takes it later.
+        return Extracted("queued" if publication.sent else "not_queued")
     if not ThoughtExtraction.objects.filter(thought_id=synth_id).exists():
         # It ran in-process and raised (logged by the after-commit publisher): nothing staged
         # because nothing was read, not because nothing new was found.
@@ -310,8 +316,7 @@ def _ask(*, owner: Any, params: AskParams) -> AskResult:
     texts = [content] if feedback is None else [content, feedback]
     vectors = provider.embed(texts)  # before any write: a failure stores nothing
 
-    ran: list[bool] = []
-    queued = False
+    publication: Publication | None = None
     with transaction.atomic():
         thread = _thread_for_write(owner=owner, plan=plan)
 
@@ -358,13 +363,10 @@ def _ask(*, owner: Any, params: AskParams) -> AskResult:
         thread.save(update_fields=["last_interaction"])
         thread_summarize(thread=thread, window=settings.SURR_INNER_VOICE_HISTORY)
         if params.auto_extract_to_kg:
-            queued = thought_extract_on_commit(thought_id=synthesis.id, origin="inner_voice")
-            if queued:  # runs after the extraction's own hook: in eager mode it has staged
-                transaction.on_commit(lambda: ran.append(True))
+            # Committed below: by then it went out (eager: it ran, and staged) or it did not.
+            publication = thought_extract_on_commit(thought_id=synthesis.id, origin="inner_voice")
 
-    extracted = _extracted(
-        requested=params.auto_extract_to_kg, queued=queued, ran=ran, synth_id=synthesis.id
-    )
+    extracted = _extracted(publication=publication, synth_id=synthesis.id)
     logger.info(
         "inner_voice synth_id=%s feedback_id=%s provider=%s model=%s entities=%s edges=%s "
         "latency_ms=%d",

@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery
@@ -69,7 +70,17 @@ def _note_eager(task: Any = None, **kwargs: Any) -> None:
         sent.append(task.name)
 
 
-def publish_on_commit(publish: Callable[[], Any]) -> None:
+@dataclass
+class Publication:
+    """What became of a ``publish_on_commit``: ``sent`` is None until the transaction commits,
+    then whether ``publish`` went through (False: the broker was down, or an eager task
+    raised)."""
+
+    sent: bool | None = None
+    eager: bool = False  # the task ran in this process (no worker): sent means it ran
+
+
+def publish_on_commit(publish: Callable[[], Any]) -> Publication:
     """Run ``publish`` (queue a task, push to Redis) once the current transaction commits.
 
     A failure there is logged, not raised: the row is already committed, and a 500 for it
@@ -78,17 +89,21 @@ def publish_on_commit(publish: Callable[[], Any]) -> None:
     task that raises is an ERROR with its traceback, as a worker would log it."""
     from django.db import transaction
 
-    transaction.on_commit(lambda: _publish(publish))
+    outcome = Publication()
+    transaction.on_commit(lambda: _publish(publish, outcome))
+    return outcome
 
 
-def _publish(publish: Callable[[], Any]) -> None:
+def _publish(publish: Callable[[], Any], outcome: Publication) -> None:
     import redis
     from kombu.exceptions import OperationalError
 
     sent: list[str] = []
     token = _sent.set(sent)
+    outcome.sent, outcome.eager = False, bool(app.conf.task_always_eager)
     try:
         publish()
+        outcome.sent = True
     except (OperationalError, redis.ConnectionError, redis.TimeoutError) as exc:
         if app.conf.task_always_eager:  # raised by the task's own code: a bug to see in full
             logger.exception("task %s failed after commit", _what(sent, publish))

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from kg.extraction import Extraction, extract
 from kg.services.staging import StageCounts, stage_extraction
-from legacymind.celery import publish_on_commit
+from legacymind.celery import Publication, publish_on_commit
 from legacymind.errors import NotFound
 
 
@@ -49,12 +49,12 @@ def thought_extract(
     return result, staged
 
 
-def thought_extract_on_commit(*, thought_id: Any, origin: str | None = None) -> bool:
+def thought_extract_on_commit(*, thought_id: Any, origin: str | None = None) -> Publication | None:
     """Queue the extraction of a thought once the current transaction commits (the thoughts and
-    inner-voice pipelines call this). False when ``KG_AUTO_EXTRACT`` is off."""
+    inner-voice pipelines call this); after the commit the result says whether it went out.
+    None when ``KG_AUTO_EXTRACT`` is off."""
     if not settings.KG_AUTO_EXTRACT:
-        return False
+        return None
     from kg.tasks import thought_extract_task
 
-    publish_on_commit(lambda: thought_extract_task.delay(str(thought_id), origin))
-    return True
+    return publish_on_commit(lambda: thought_extract_task.delay(str(thought_id), origin))

@@ -90,7 +90,7 @@ def test_kg_moderate_refuses_non_moderators(user):
 def test_thought_extraction_runs_as_a_task_on_commit(django_capture_on_commit_callbacks):
     thought = ThoughtFactory(content="dream_buffer stages_to memories_review", origin="inner_voice")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        assert thought_extract_on_commit(thought_id=thought.id) is True
+        assert thought_extract_on_commit(thought_id=thought.id) is not None
     assert EntityCandidate.objects.count() == 0  # nothing before commit
     for callback in callbacks:
         callback()
@@ -105,7 +105,7 @@ def test_thought_extraction_runs_as_a_task_on_commit(django_capture_on_commit_ca
 
 def test_auto_extract_can_be_turned_off(settings):
     settings.KG_AUTO_EXTRACT = False
-    assert thought_extract_on_commit(thought_id="00000000-0000-0000-0000-000000000000") is False
+    assert thought_extract_on_commit(thought_id="00000000-0000-0000-0000-000000000000") is None
 
 
 def test_kg_moderate_ids_reach_past_the_first_page(moderator):
