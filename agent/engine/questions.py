@@ -4,8 +4,11 @@ that rejects leading wording before any question reaches a writer."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 from dataclasses import dataclass
+
+from django.conf import settings
 
 NOT_SURE = "Not sure / something else"
 
@@ -92,5 +95,8 @@ def question_hash(target_keys: list[str]) -> str:
 
 
 def text_hash(text: str) -> str:
-    """What logs carry instead of text."""
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """What logs carry instead of text: keyed with the server's secret, so that whoever reads
+    the logs can still tell two turns of one entry apart from others, but cannot confirm a
+    guessed entry by hashing it (a plain sha256 let them)."""
+    key = hmac.new(settings.AGENT_STATE_SECRET.encode(), b"agent-log-hash", hashlib.sha256)
+    return hmac.new(key.digest(), text.encode(), hashlib.sha256).hexdigest()[:16]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import subprocess
@@ -348,6 +349,10 @@ def test_turn_log_line_has_hashes_never_text(client, caplog):
     assert "Tash" not in joined and "midnight" not in joined
     assert data["action"]["question"] not in joined
     assert BOUNDARIES_ENTRY[:20] not in joined
+    # Keyed: the log cannot be matched against the hash of a guessed entry.
+    plain = hashlib.sha256(BOUNDARIES_ENTRY.encode()).hexdigest()[:16]
+    shas = {json.loads(line.split(" ", 1)[1])["entry_sha"] for line in lines}
+    assert len(shas) == 1 and plain not in shas and plain not in joined
 
 
 def test_openapi_schema_documents_the_agent_and_is_valid(client, user):
