@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.admin.utils import get_deleted_objects
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -74,6 +75,27 @@ class ThoughtAdmin(LimitedLookupsAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, Any]:
+        """What a delete takes with it, as the confirmation page lists it. What was drawn from
+        a private thought (entities, observations, edges, candidates: ``private_source_deleted``)
+        goes with it, and its names are the thought's words: under a private thought the page
+        says how many rows of each kind, not which."""
+        deleted, counts, perms, protected = super().get_deleted_objects(objs, request)
+        if not any(thought.is_private for thought in objs):
+            return deleted, counts, perms, protected
+        shown: list[Any] = []
+        own = str(Thought._meta.verbose_name_plural)
+        for thought in objs:
+            one, one_counts, _, _ = get_deleted_objects([thought], request, self.admin_site)
+            if not thought.is_private:
+                shown.extend(one)
+                continue
+            shown.append(one[0])  # its own line: "Thought: (private thought)"
+            drawn = [f"{n} {name}" for name, n in one_counts.items() if name != own]
+            if drawn:
+                shown.append([f"with it, not named here: {', '.join(drawn)}"])
+        return shown, counts, perms, protected
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Thought], search_term: str
