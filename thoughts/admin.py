@@ -12,13 +12,15 @@ import json
 from typing import Any
 
 from django.contrib import admin
-from django.contrib.admin.utils import get_deleted_objects
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from legacymind.admin_delete import deleted_without_names
 from legacymind.admin_lookups import LimitedLookupsAdmin
 from legacymind.admin_search import without_private_words
 from thoughts.models import Thought
@@ -77,25 +79,13 @@ class ThoughtAdmin(LimitedLookupsAdmin):
         return False
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, Any]:
-        """What a delete takes with it, as the confirmation page lists it. What was drawn from
-        a private thought (entities, observations, edges, candidates: ``private_source_deleted``)
-        goes with it, and its names are the thought's words: under a private thought the page
-        says how many rows of each kind, not which."""
+        # Under a private thought, counts only (legacymind.admin_delete).
         deleted, counts, perms, protected = super().get_deleted_objects(objs, request)
-        if not any(thought.is_private for thought in objs):
-            return deleted, counts, perms, protected
-        shown: list[Any] = []
-        own = str(Thought._meta.verbose_name_plural)
-        for thought in objs:
-            one, one_counts, _, _ = get_deleted_objects([thought], request, self.admin_site)
-            if not thought.is_private:
-                shown.extend(one)
-                continue
-            shown.append(one[0])  # its own line: "Thought: (private thought)"
-            drawn = [f"{n} {name}" for name, n in one_counts.items() if name != own]
-            if drawn:
-                shown.append([f"with it, not named here: {', '.join(drawn)}"])
-        return shown, counts, perms, protected
+        if any(thought.is_private for thought in objs):
+            deleted = deleted_without_names(
+                objs, request, self.admin_site, hide=lambda thought: thought.is_private
+            )
+        return deleted, counts, perms, protected
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Thought], search_term: str
@@ -167,3 +157,25 @@ class ThoughtAdmin(LimitedLookupsAdmin):
         if not rows:
             return "—"
         return format_html_join(mark_safe("<br>"), "{}: {}", rows)
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    """Django's user admin, but deleting a user lists only counts under one who has private
+    thoughts: the memories drawn from those go too, and their names are the thoughts' words."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, Any]:
+        deleted, counts, perms, protected = super().get_deleted_objects(objs, request)
+        private = set(
+            Thought.objects.filter(owner__in=list(objs), is_private=True).values_list(
+                "owner_id", flat=True
+            )
+        )
+        if private:
+            deleted = deleted_without_names(
+                objs, request, self.admin_site, hide=lambda user: user.pk in private
+            )
+        return deleted, counts, perms, protected

@@ -54,3 +54,15 @@ def test_the_bulk_delete_page_names_nothing_drawn_from_a_private_thought(staff, 
     page = staff.post("/admin/thoughts/thought/", form)
     assert page.status_code == 200
     assert SECRET not in page.content.decode()
+
+
+def test_the_delete_page_of_a_user_with_private_thoughts_names_nothing_drawn_from_them(staff):
+    carol = User.objects.create_user("carol", password="pw-carol")
+    private = ThoughtFactory(owner=carol, is_private=True, content=f"my therapist {SECRET}")
+    drawn(private)
+    page = staff.get(f"/admin/auth/user/{carol.pk}/delete/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert SECRET not in text and "with it, not named here:" in text
+    assert staff.post(f"/admin/auth/user/{carol.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert not Entity.objects.exists() and not User.objects.filter(username="carol").exists()
