@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models.functions import Lower
 
-from kg.extraction import Extraction
+from kg.extraction import ExtractedEdge, ExtractedEntity, Extraction
 from kg.identity import clean, edge_key, norm
 from kg.models import Blocklist, CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate
 
@@ -28,6 +28,16 @@ def _blocked(kind: str, items: set[str]) -> set[str]:
     return set(Blocklist.objects.filter(kind=kind, item__in=items).values_list("item", flat=True))
 
 
+def _entity_identity(ent: ExtractedEntity) -> tuple[str, str]:
+    """The name and type a candidate for ``ent`` is staged with (its identity, lowercased)."""
+    return clean(ent.name)[:255], (ent.entity_type or "concept").strip().lower()[:64]
+
+
+def _edge_identity(edge: ExtractedEdge) -> tuple[str, str, str]:
+    """The source, target and relation a candidate for ``edge`` is staged with."""
+    return clean(edge.source)[:255], clean(edge.target)[:255], edge.rel_type.strip().lower()[:64]
+
+
 def submitted(extraction: Extraction) -> StageCounts:
     """How many distinct entities and edges ``extraction`` puts before the moderators, as its
     caller is told: every identity found, whether ``stage_extraction`` writes a new candidate
@@ -36,18 +46,12 @@ def submitted(extraction: Extraction) -> StageCounts:
     decisions, so a count of new rows would let anyone who can stage text test whether a name
     is known."""
     entities = {
-        (clean(e.name)[:255].lower(), (e.entity_type or "concept").strip().lower()[:64])
-        for e in extraction.entities
-        if clean(e.name)
+        (name.lower(), etype) for name, etype in map(_entity_identity, extraction.entities) if name
     }
     edges = {
-        (
-            clean(e.source)[:255].lower(),
-            clean(e.target)[:255].lower(),
-            e.rel_type.strip().lower()[:64],
-        )
-        for e in extraction.edges
-        if clean(e.source) and clean(e.target)
+        (src.lower(), dst.lower(), rel)
+        for src, dst, rel in map(_edge_identity, extraction.edges)
+        if src and dst
     }
     return StageCounts(len(entities), len(edges))
 
@@ -93,7 +97,7 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
     }
     new_entities: list[EntityCandidate] = []
     for ent in entities:
-        name, etype = clean(ent.name)[:255], (ent.entity_type or "concept").strip().lower()[:64]
+        name, etype = _entity_identity(ent)
         key = (name.lower(), etype)
         if norm(name) in blocked_names or key in known_entities:
             continue
@@ -109,8 +113,7 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
         )
     new_edges: list[EdgeCandidate] = []
     for edge in edges:
-        src, dst = clean(edge.source)[:255], clean(edge.target)[:255]
-        rel = edge.rel_type.strip().lower()[:64]
+        src, dst, rel = _edge_identity(edge)
         triple = (src.lower(), dst.lower(), rel)
         if (
             triple in known_edges
