@@ -9,9 +9,7 @@ offers the entry again rather than the same dead question."""
 from __future__ import annotations
 
 import json
-import re
 import time
-import uuid
 from itertools import count
 from typing import Any
 
@@ -26,9 +24,9 @@ from agent.schemas import MAX_ENTRY, MAX_REPLY
 from agent.services import agent_act
 from agent.views import client_id
 from legacymind.errors import ServiceError, outage
+from legacymind.form_tokens import is_token, new_token
 
 REPLAY_WAIT_SECONDS = 5.0  # a turn takes milliseconds; the model-free loop never waits long
-TOKEN = re.compile(r"[0-9a-f]{32}")  # a question form's turn_token (uuid4 hex)
 MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
 # The API's own limits: the page refuses nothing the API would take, and its fields say so.
 LIMITS = {"entry_max": MAX_ENTRY, "answer_max": MAX_REPLY}
@@ -138,7 +136,7 @@ def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, 
                 raise PageError(f"Keep your answer under {MAX_REPLY:,} characters.")
             data["user_event"] = {"answer_to": answer_to, "value": value}
     token = request.POST.get("turn_token", "")
-    keys = (f"journal-page:{token}:{step}" if TOKEN.fullmatch(token) else None for step in count())
+    keys = (f"journal-page:{token}:{step}" if is_token(token) else None for step in count())
     try:
         response = _act(data, client=client, key=next(keys))
         for _ in range(MAX_INTERNAL):
@@ -202,5 +200,5 @@ def _error_page(
 
 
 def _page(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
-    context = {**LIMITS, "turn_token": uuid.uuid4().hex, **context}
+    context = {**LIMITS, "turn_token": new_token(), **context}
     return render(request, "agent/journal.html", context, status=status)

@@ -25,6 +25,7 @@ from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask, thread_close
 from legacymind.errors import Conflict, NotFound, ServiceError, outage, redis_down
+from legacymind.form_tokens import new_token
 from legacymind.throttles import UserThrottle
 
 logger = logging.getLogger("innervoice")
@@ -206,7 +207,7 @@ def _home(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -
         "threads": page,
         "query_max": QUERY_MAX,
         "topic_max": TOPIC_MAX,
-        "ask_token": submissions.new_token(),
+        "ask_token": new_token(),
         **context,
     }
     return render(request, "innervoice/home.html", context, status=status)
@@ -223,7 +224,7 @@ def _thread(
         "exchanges": page,
         "asked": request.GET.get("asked", ""),
         "query_max": QUERY_MAX,
-        "ask_token": submissions.new_token(),
+        "ask_token": new_token(),
         **context,
     }
     return render(request, "innervoice/thread.html", context, status=status)

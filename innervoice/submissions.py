@@ -11,27 +11,22 @@ so the same form can be sent again.
 
 from __future__ import annotations
 
-import re
 import time
-import uuid
 from dataclasses import dataclass
 
 from django.core.cache import cache
+
+from legacymind.form_tokens import is_token
 
 FIELD = "ask_token"
 CLAIM_TTL = 15 * 60  # seconds a token is remembered: longer than any ask takes
 WAIT_SECONDS = 30.0  # how long a second post waits for the first one's answer
 POLL_SECONDS = 0.2
 _PENDING = "pending"
-_TOKEN = re.compile(r"[0-9a-f]{32}")
 
 
 class StillRunning(Exception):
     """The first post with this token has not finished within the wait."""
-
-
-def new_token() -> str:
-    return uuid.uuid4().hex
 
 
 @dataclass(frozen=True)
@@ -54,7 +49,7 @@ def claim(*, user_id: object, token: str, wait: float | None = None) -> Claim | 
     """A ``Claim`` when this post is to run the ask, or the address of the answer an earlier
     post with the same token produced (after waiting up to ``wait`` seconds, WAIT_SECONDS by
     default, for it; then ``StillRunning``). Cache errors (Redis down) propagate."""
-    if not _TOKEN.fullmatch(token):
+    if not is_token(token):
         return Claim(None)
     key = f"innervoice:page-ask:{user_id}:{token}"
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
