@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import environ
@@ -10,7 +9,6 @@ from django.core.exceptions import ImproperlyConfigured
 
 from legacymind.conf.env import env_bool as _flag
 from legacymind.conf.env import env_choice as _choice
-from legacymind.conf.env import env_float as _number
 from legacymind.conf.env import env_int as _integer
 from legacymind.conf.env import env_rate as _rate
 from legacymind.conf.env import env_secret as _secret
@@ -235,38 +233,8 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
-# --- Embeddings ---------------------------------------------------------------------------
-OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
-OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="").strip() or None
-if OPENAI_BASE_URL and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", OPENAI_BASE_URL):
-    # Else every embedding would fail with the SDK's "Connection error", naming nothing.
-    raise ImproperlyConfigured(
-        f"OPENAI_BASE_URL={OPENAI_BASE_URL!r} is not an http(s) URL, e.g. https://api.openai.com/v1"
-    )
-EMBEDDING_PROVIDER = _choice(
-    "EMBEDDING_PROVIDER", "openai" if OPENAI_API_KEY else "local", ("openai", "local", "hash")
-)
-if EMBEDDING_PROVIDER == "openai" and not OPENAI_API_KEY:
-    raise ImproperlyConfigured("EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY")
-EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="")
-EMBEDDING_DIM = _integer("EMBEDDING_DIM", 0, low=0, high=16000)  # 0: the model's own size
-if EMBEDDING_PROVIDER == "local" and EMBEDDING_DIM not in (0, 384):
-    # The local model's size is fixed (LOCAL_DIM, providers/embeddings/local.py); found only at the
-    # first embedding, the mismatch made every request that embeds answer 503.
-    raise ImproperlyConfigured(
-        f"EMBEDDING_DIM={EMBEDDING_DIM} but the local model is 384-d: unset it or set 384"
-    )
-EMBEDDING_BATCH_SIZE = _integer("EMBEDDING_BATCH_SIZE", 64, low=1, high=2048)
-EMBEDDING_TIMEOUT = _number("EMBEDDING_TIMEOUT", 30.0, low=0.1, high=600)
-EMBEDDING_MAX_RETRIES = _integer("EMBEDDING_MAX_RETRIES", 4, low=0, high=10)
-SURR_EMBED_RPS = _number("SURR_EMBED_RPS", 0.0, low=0.0, high=10000)  # 0: no limit
-# Dimensions that get a partial HNSW index; vectors of other sizes are stored but searched exactly.
-VECTOR_INDEXED_DIMS = (384, 1536)
-# A re-embed writing at least this many rows, and at least half of a table, drops that table's
-# HNSW index and builds it again at the end (legacymind/vector_indexes.py).
-REEMBED_INDEX_REBUILD_MIN_ROWS = _integer(
-    "REEMBED_INDEX_REBUILD_MIN_ROWS", 500, low=1, high=1_000_000_000
-)
+# --- Embeddings (legacymind/conf/embeddings.py) ---------------------------------------------
+from legacymind.conf.embeddings import *  # noqa: E402,F403
 
 # --- API ----------------------------------------------------------------------------------
 # Reverse proxies in front of the app that append the client's address to X-Forwarded-For
