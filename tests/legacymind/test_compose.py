@@ -76,10 +76,14 @@ def example() -> dict[str, str]:
 def test_the_env_read_parser_finds_known_reads():
     # Guards the regexes: each form of read in the code base is recognised.
     found = read_in(
-        [ROOT / "legacymind" / "settings.py", *(ROOT / "legacymind" / "providers").glob("*.py")]
+        [
+            ROOT / "legacymind" / "settings.py",
+            ROOT / "legacymind" / "conf" / "embeddings.py",
+            *(ROOT / "legacymind" / "providers").glob("*.py"),
+        ]
     )
     for name in ("EMBEDDING_PROVIDER", "SURR_EMBED_RPS", "DATABASE_URL", "DJANGO_ALLOWED_HOSTS"):
-        assert name in found  # env.str, multi-line _choice, _number, env.list
+        assert name in found  # env.str, multi-line env_choice, env_float, env.list
     for name in ("IV_CLI_CMD", "IV_SYNTH_CLI_CMD", "IV_CLI_ARGS_JSON", "GROK_TIMEOUT"):
         assert name in found  # _env(env, A, B), env["X"], env.get("X", d)
     assert "HF_HUB_OFFLINE" not in found  # written with setdefault, not read as a setting
