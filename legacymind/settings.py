@@ -113,10 +113,7 @@ if _database_url := env.str("DATABASE_URL", default=""):
 else:
     from legacymind import embedded_db
 
-    _db = {
-        "ENGINE": "django.db.backends.postgresql",
-        **embedded_db.start(PGDATA_DIR, server_settings={"shared_buffers": PG_SHARED_BUFFERS}),
-    }
+    _db = {**embedded_db.start(PGDATA_DIR, server_settings={"shared_buffers": PG_SHARED_BUFFERS})}
     EMBEDDED_DB = True
 _db.setdefault("OPTIONS", {})
 # After any ?options= the URL gives (a statement_timeout, say), which it used to replace.
@@ -132,6 +129,9 @@ _db["OPTIONS"]["options"] = " ".join(
 # requests spend in the database. Health checks drop a connection the server closed.
 _db["CONN_MAX_AGE"] = _integer("DB_CONN_MAX_AGE", 60, low=0, high=86400)
 _db["CONN_HEALTH_CHECKS"] = True
+# Django's PostgreSQL backend whose health check polls the socket instead of sending SELECT 1
+# on every request (legacymind/postgres/base.py).
+_db["ENGINE"] = "legacymind.postgres"
 _db["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="test_legacymind")}
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -1,5 +1,5 @@
 """The one write of a thought: the row with its embedding, injected memories and analysis, in
-one transaction; after it commits, the access bump of the memories it used (batched, see
+one INSERT; after it commits, the access bump of the memories it used (batched, see
 ``touches``) and the KG extraction are queued.
 
 The bump runs after commit, not inside the write: access counts are statistics, a late bump
@@ -12,6 +12,7 @@ dead entry in the graph.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import nullcontext
 from datetime import datetime
 from typing import Any
 
@@ -99,17 +100,22 @@ def _touch_on_commit(injected: list[Injected]) -> None:
 
 
 def thought_store(*, thought: Thought, injected: list[Injected], extract: bool = True) -> Thought:
-    """Insert ``thought`` (never update: an existing id is a 409) in one transaction, then
-    queue what follows it."""
+    """Insert ``thought`` (never update: an existing id is a 409), then queue what follows it
+    once it is committed.
+
+    The write is the one INSERT. Outside a transaction (a think request) it commits by itself,
+    as atomic as the row is whole: an atomic block around it only cost every think a BEGIN
+    and a COMMIT, two more round trips. Inside the caller's transaction (the inner voice's
+    two linked thoughts) a savepoint keeps that transaction usable after a duplicate id."""
     try:
-        with transaction.atomic():
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
             thought.save(force_insert=True)
-            if injected:
-                _touch_on_commit(injected)
-            if extract:
-                thought_extract_on_commit(thought_id=thought.id, origin=None)
     except IntegrityError as exc:
         if Thought.objects.filter(id=thought.id).exists():
             raise thought_id_taken(thought.id) from exc
         raise
+    if injected:
+        _touch_on_commit(injected)
+    if extract:
+        thought_extract_on_commit(thought_id=thought.id, origin=None)
     return thought

@@ -1,0 +1,83 @@
+"""The write of a thought outside any transaction (as in a served request): the INSERT commits
+by itself, with no BEGIN or COMMIT round trip around it, and a duplicate id is still a 409 that
+leaves the connection usable. What the connection sends is read from libpq's own protocol trace
+of the real connection."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from legacymind.errors import Conflict
+from tests.thoughts.factories import EntityFactory, ThoughtFactory
+from thoughts.models import Thought
+from thoughts.think.persist import thought_store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@contextmanager
+def protocol_trace(path: Path) -> Iterator[list[str]]:
+    """The SQL texts the default connection sends inside the block, from libpq's trace."""
+    from psycopg import pq
+
+    sent: list[str] = []
+    connection.ensure_connection()
+    pgconn = connection.connection.pgconn
+    with path.open("w") as out:
+        pgconn.trace(out.fileno())
+        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+        try:
+            yield sent
+        finally:
+            pgconn.untrace()
+    for line in path.read_text().splitlines():
+        # Frontend messages: simple Query, or Parse of the extended protocol.
+        found = re.match(r'^F\t\d+\t(?:Query|Parse)\t(?: "[^"]*")? ?"(.*)"', line)
+        if found:
+            sent.append(found.group(1))
+
+
+def test_a_think_request_sends_its_insert_with_no_begin_or_commit(api, tmp_path, settings):
+    settings.KG_AUTO_EXTRACT = False  # its own transaction, after the think's
+    from tests.thoughts.conftest import embedded, text_vector, with_cosine
+
+    content = "Drip irrigation saves water in the garden"
+    EntityFactory(name="Drip", **embedded(with_cosine(text_vector(content), 0.9, seed=1)))
+    assert not connection.in_atomic_block
+    with protocol_trace(tmp_path / "trace.txt") as sent:
+        r = api.post("/api/v1/think", {"content": content, "injection_scale": 3}, format="json")
+    assert r.status_code == 201, r.content
+    assert r.json()["delegated_result"]["memories_injected"] == 1
+    inserts = [sql for sql in sent if sql.startswith('INSERT INTO "thoughts_thought"')]
+    assert len(inserts) == 1
+    assert not [sql for sql in sent if sql.strip().upper() in {"BEGIN", "COMMIT"}], sent
+    # Committed by itself: another connection sees the row at once.
+    stored_id = r.json()["delegated_result"]["thought_id"].removeprefix("thoughts:")
+    import psycopg
+
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    with psycopg.connect(**params) as other:
+        row = other.execute(
+            "SELECT content FROM thoughts_thought WHERE id = %s", [stored_id]
+        ).fetchone()
+    assert row == (content,)
+
+
+def test_a_duplicate_id_outside_a_transaction_is_a_409_and_the_connection_stays_usable(user):
+    first = ThoughtFactory(owner=user, content="first")
+    late = Thought(id=first.id, owner=user, content="second", mode="question", origin="human")
+    with pytest.raises(Conflict):
+        thought_store(thought=late, injected=[], extract=False)
+    assert not connection.in_atomic_block
+    first.refresh_from_db()
+    assert first.content == "first" and Thought.objects.count() == 1
+    fresh = Thought(owner=user, content="third", mode="question", origin="human")
+    thought_store(thought=fresh, injected=[], extract=False)
+    assert Thought.objects.count() == 2
