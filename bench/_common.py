@@ -165,5 +165,21 @@ def machine() -> str:
 
     return (
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}, reference loop {reference_loop_ms():.0f} ms"
+        f"{platform.python_version()}, reference loop {reference_loop_ms():.0f} ms, "
+        f"{huge_pages()}"
     )
+
+
+def huge_pages() -> str:
+    """The system's huge pages (/proc/meminfo): Postgres puts its shared memory, the buffer
+    cache the HNSW scans walk, in them when enough are reserved (``huge_pages = try``, its
+    default), which made a think's database CPU ~6% lower here (docs/benchmarks.md)."""
+    try:
+        info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        total = int(info["HugePages_Total"])
+        taken = total - int(info["HugePages_Free"]) + int(info["HugePages_Rsvd"])
+    except (OSError, KeyError, ValueError):
+        return "huge pages unknown"
+    if not total:
+        return "no huge pages reserved"
+    return f"huge pages {taken} of {total} taken"
