@@ -21,13 +21,15 @@ import select
 from django.db.backends.postgresql import base
 from psycopg import pq
 
+_CAN_POLL = hasattr(select, "poll")  # not on Windows: Django's check there
+
 
 class DatabaseWrapper(base.DatabaseWrapper):
     def is_usable(self) -> bool:
         conn = self.connection
         if conn is None or conn.closed or conn.broken:
             return False
-        if conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        if conn.pgconn.transaction_status != pq.TransactionStatus.IDLE or not _CAN_POLL:
             return bool(super().is_usable())
         # poll, not select: select refuses descriptors above 1023, which a busy process has.
         poller = select.poll()
