@@ -8,46 +8,16 @@ from __future__ import annotations
 import json
 import select
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from urllib import request as urlrequest
 
-import psycopg
 import pytest
 from django.db import connection, transaction
 from rest_framework.authtoken.models import Token
 
 from tests.legacymind.test_gunicorn import _hash_stub, served
+from tests.support.pg_trace import another_connection, sent_sql
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def other_connection() -> psycopg.Connection:
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    return psycopg.connect(**params, autocommit=True)
-
-
-@contextmanager
-def sent_queries(path: Path) -> Iterator[list[str]]:
-    """The simple-protocol queries the default connection sends inside the block."""
-    from psycopg import pq
-
-    queries: list[str] = []
-    pgconn = connection.connection.pgconn
-    with path.open("w") as out:
-        pgconn.trace(out.fileno())
-        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
-        try:
-            yield queries
-        finally:
-            pgconn.untrace()
-    queries += [
-        line.split('"', 1)[1].rstrip('"')
-        for line in path.read_text().splitlines()
-        if line.startswith("F\t") and "\tQuery\t" in line
-    ]
 
 
 def rested() -> None:
@@ -60,7 +30,7 @@ def rested() -> None:
 
 def test_a_connection_at_rest_is_usable_without_a_round_trip(tmp_path):
     rested()
-    with sent_queries(tmp_path / "trace") as queries:
+    with sent_sql(tmp_path / "trace") as queries:
         assert connection.is_usable()
     assert queries == []
 
@@ -68,7 +38,7 @@ def test_a_connection_at_rest_is_usable_without_a_round_trip(tmp_path):
 def test_a_connection_the_server_ended_is_not_usable():
     rested()
     pid = connection.connection.info.backend_pid
-    with other_connection() as other:
+    with another_connection() as other:
         assert other.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone() == (True,)
     deadline = time.monotonic() + 10
     while connection.is_usable() and time.monotonic() < deadline:
@@ -84,12 +54,12 @@ def test_something_to_read_falls_back_to_select_1_and_the_connection_stays(tmp_p
     rested()
     with connection.cursor() as cursor:
         cursor.execute("LISTEN legacymind_health_test")
-    with other_connection() as other:
+    with another_connection() as other:
         other.execute("NOTIFY legacymind_health_test")
     poller = select.poll()
     poller.register(connection.connection.fileno(), select.POLLIN)
     assert poller.poll(10_000), "the notification never reached the socket"
-    with sent_queries(tmp_path / "trace") as queries:
+    with sent_sql(tmp_path / "trace") as queries:
         assert connection.is_usable()  # a notification is no reason to drop it
     assert queries == ["SELECT 1"]
     with connection.cursor() as cursor:
@@ -101,7 +71,7 @@ def test_inside_a_transaction_the_check_asks_the_server(tmp_path):
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-        with sent_queries(tmp_path / "trace") as queries:
+        with sent_sql(tmp_path / "trace") as queries:
             assert connection.is_usable()
     assert queries == ["SELECT 1"]
 
@@ -122,7 +92,7 @@ def test_gunicorn_replaces_a_connection_the_server_ended_and_the_request_succeed
     mine = connection.connection.info.backend_pid if connection.connection else None
     with _hash_stub() as stub, served(stub, WEB_CONCURRENCY="1", WEB_THREADS="1") as url:
         assert thoughts(url) == 200
-        with other_connection() as other:
+        with another_connection() as other:
             ended = other.execute(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid() "

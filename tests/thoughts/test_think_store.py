@@ -5,42 +5,16 @@ of the real connection."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
 import pytest
 from django.db import connection
 
 from legacymind.errors import Conflict
+from tests.support.pg_trace import another_connection, sent_sql
 from tests.thoughts.factories import EntityFactory, ThoughtFactory
 from thoughts.models import Thought
 from thoughts.think.persist import thought_store
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@contextmanager
-def protocol_trace(path: Path) -> Iterator[list[str]]:
-    """The SQL texts the default connection sends inside the block, from libpq's trace."""
-    from psycopg import pq
-
-    sent: list[str] = []
-    connection.ensure_connection()
-    pgconn = connection.connection.pgconn
-    with path.open("w") as out:
-        pgconn.trace(out.fileno())
-        pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
-        try:
-            yield sent
-        finally:
-            pgconn.untrace()
-    for line in path.read_text().splitlines():
-        # Frontend messages: simple Query, or Parse of the extended protocol.
-        found = re.match(r'^F\t\d+\t(?:Query|Parse)\t(?: "[^"]*")? ?"(.*)"', line)
-        if found:
-            sent.append(found.group(1))
 
 
 def test_a_think_request_sends_its_insert_with_no_begin_or_commit(api, tmp_path, settings):
@@ -50,7 +24,7 @@ def test_a_think_request_sends_its_insert_with_no_begin_or_commit(api, tmp_path,
     content = "Drip irrigation saves water in the garden"
     EntityFactory(name="Drip", **embedded(with_cosine(text_vector(content), 0.9, seed=1)))
     assert not connection.in_atomic_block
-    with protocol_trace(tmp_path / "trace.txt") as sent:
+    with sent_sql(tmp_path / "trace.txt") as sent:
         r = api.post("/api/v1/think", {"content": content, "injection_scale": 3}, format="json")
     assert r.status_code == 201, r.content
     assert r.json()["delegated_result"]["memories_injected"] == 1
@@ -59,11 +33,7 @@ def test_a_think_request_sends_its_insert_with_no_begin_or_commit(api, tmp_path,
     assert not [sql for sql in sent if sql.strip().upper() in {"BEGIN", "COMMIT"}], sent
     # Committed by itself: another connection sees the row at once.
     stored_id = r.json()["delegated_result"]["thought_id"].removeprefix("thoughts:")
-    import psycopg
-
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    with psycopg.connect(**params) as other:
+    with another_connection() as other:
         row = other.execute(
             "SELECT content FROM thoughts_thought WHERE id = %s", [stored_id]
         ).fetchone()
