@@ -22,12 +22,16 @@ from django.db import connection
 from tests.support.redis_server import free_port
 
 
-def child_env() -> dict[str, str]:
-    """Environment for the worker and gunicorn: the bench database, the same Redis."""
+def child_env(*, host: str = "", application_name: str = "") -> dict[str, str]:
+    """Environment for the worker and gunicorn: the bench database (on the server whose socket
+    directory is ``host``, by default this process's), the same Redis."""
     db = connection.settings_dict
+    url = f"postgres://{db['USER']}@/{db['NAME']}?host={host or db['HOST']}"
+    if application_name:
+        url += f"&application_name={application_name}"
     return {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@/{db['NAME']}?host={db['HOST']}",
+        "DATABASE_URL": url,
         "DB_CONN_MAX_AGE": "60",
         "DJANGO_DEBUG": "0",
         "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-only-secret"),
@@ -68,7 +72,7 @@ def drain(timeout: float = 600) -> float:
     return time.perf_counter() - started
 
 
-def _cpu_seconds(procs: list[psutil.Process]) -> float:
+def cpu_seconds(procs: list[psutil.Process]) -> float:
     total = 0.0
     for proc in procs:
         with contextlib.suppress(psutil.Error):
@@ -89,10 +93,10 @@ def cpu_by_part(server: subprocess.Popen[bytes], worker_pid: int) -> dict[str, f
         and f" {connection.settings_dict['NAME']} " in " ".join(p.info["cmdline"] or []) + " "
     ]
     return {
-        "web": _cpu_seconds([web, *web.children(recursive=True)]),
-        "database": _cpu_seconds(backends),
-        "worker": _cpu_seconds([psutil.Process(worker_pid)]),
-        "load generator": _cpu_seconds([psutil.Process()]),
+        "web": cpu_seconds([web, *web.children(recursive=True)]),
+        "database": cpu_seconds(backends),
+        "worker": cpu_seconds([psutil.Process(worker_pid)]),
+        "load generator": cpu_seconds([psutil.Process()]),
     }
 
 

@@ -49,7 +49,7 @@ import psutil  # noqa: E402
 import psycopg  # noqa: E402
 from _common import ROOT, use_bench_database  # noqa: E402
 from _think_data import HINT, query_texts  # noqa: E402
-from _think_load import bench_token, child_env  # noqa: E402
+from _think_load import bench_token, child_env, cpu_seconds  # noqa: E402
 from django.db import connection  # noqa: E402
 
 SIDES = ("A", "B")
@@ -57,11 +57,8 @@ SIDES = ("A", "B")
 
 def serve(code: Path, host: str, side: str) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    db = connection.settings_dict
     env = {
-        **child_env(),
-        "DATABASE_URL": f"postgres://{db['USER']}@/{db['NAME']}?host={host}"
-        f"&application_name=think_pair_{side}",
+        **child_env(host=host, application_name=f"think_pair_{side}"),
         "PYTHONPATH": str(code),
         "WEB_ACCESS_LOG": "",
         "WEB_CONCURRENCY": "1",
@@ -84,14 +81,6 @@ def backend_pid(host: str, side: str) -> int:
     if row is None:
         raise SystemExit(f"side {side}: its gunicorn holds no connection to {host}")
     return int(row[0])
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        times = psutil.Process(pid).cpu_times()
-        total += times.user + times.system
-    return total
 
 
 def main() -> None:
@@ -134,9 +123,9 @@ def main() -> None:
         for i in range(40):  # warm both: imports, the ORM, the index pages
             for side in SIDES:
                 think(side, texts[i % len(texts)])
-        web = {s: [servers[s].pid, *(p.pid for p in psutil.Process(servers[s].pid).children())]
-               for s in SIDES}  # fmt: skip
-        db = {s: [backend_pid(host[s], s)] for s in SIDES}
+        masters = {s: psutil.Process(servers[s].pid) for s in SIDES}
+        web = {s: [masters[s], *masters[s].children()] for s in SIDES}
+        db = {s: [psutil.Process(backend_pid(host[s], s))] for s in SIDES}
         print(f"A: {code['A']} on {host['A']}\nB: {code['B']} on {host['B']}")
         totals: dict[str, list[float]] = {s: [0.0, 0.0] for s in SIDES}
         for rnd in range(args.rounds):
