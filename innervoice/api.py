@@ -16,6 +16,7 @@ from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, AskResult, inner_voice_ask, thread_close
 from legacymind.fields import StringField, UUIDStringField
+from legacymind.inputs import Input, query_input
 from legacymind.pagination import Pagination
 from legacymind.schema import error
 from thoughts.api.read_inputs import TagsField, ThoughtRefField
@@ -23,7 +24,7 @@ from thoughts.api.read_inputs import TagsField, ThoughtRefField
 QUERY_MAX = 4000
 
 
-class InnerVoiceInput(serializers.Serializer[Any]):
+class InnerVoiceInput(Input):
     query = StringField(max_length=QUERY_MAX, help_text="The question; never stored or logged.")
     top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     floor = serializers.FloatField(
@@ -238,7 +239,7 @@ class ThreadDetailOut(ThreadOut):
         return page
 
 
-class ThreadFilters(serializers.Serializer[Any]):
+class ThreadFilters(Input):
     q = StringField(
         max_length=500,
         required=False,
@@ -266,8 +267,7 @@ class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
 
     @extend_schema(parameters=[ThreadFilters], responses={200: ThreadOut(many=True)})
     def list(self, request: Request) -> Response:
-        query = ThreadFilters(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = query_input(request, ThreadFilters, paged=True)
         rows = selectors.threads_list(user=request.user, q=query.validated_data.get("q", ""))
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(ThreadOut(page, many=True).data)

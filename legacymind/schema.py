@@ -12,8 +12,11 @@ from typing import Any
 
 from django.conf import settings
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import permissions, serializers
+
+from legacymind.inputs import Input
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 # Permission classes that only ask "is there a user": any other one can refuse a signed-in user.
@@ -45,6 +48,12 @@ class AutoSchema(SpectacularAutoSchema):
                     "description": description,
                 }
         return operation
+
+    def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(force_instance(serializer), Input):
+            schema["additionalProperties"] = False  # an unknown key is a 400 (inputs.py)
+        return schema
 
     def _shared_errors(self, operation: dict[str, Any]) -> dict[int, str]:
         errors: dict[int, str] = {}

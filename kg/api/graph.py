@@ -18,6 +18,7 @@ from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
 from kg.selectors import visible_edges
 from legacymind.fields import JSONObjectField
+from legacymind.inputs import Input, query_input, replacing
 from legacymind.schema import error
 from thoughts.selectors import memories_visible_to
 
@@ -42,7 +43,7 @@ class KgEntity(serializers.ModelSerializer[Entity]):
 MAX_DESCRIPTION = 10_000
 
 
-class KgEntityInput(serializers.Serializer[Any]):
+class KgEntityInput(Input):
     name = serializers.CharField(max_length=255)
     entity_type = serializers.CharField(max_length=64, default="concept")
     description = serializers.CharField(allow_blank=True, default="", max_length=MAX_DESCRIPTION)
@@ -52,7 +53,7 @@ class KgEntityInput(serializers.Serializer[Any]):
     upsert = serializers.BooleanField(default=True)
 
 
-class KgEntityPatch(serializers.Serializer[Any]):
+class KgEntityPatch(Input):
     name = serializers.CharField(max_length=255, required=False)
     entity_type = serializers.CharField(max_length=64, required=False)
     description = serializers.CharField(
@@ -82,7 +83,7 @@ class KgEdge(serializers.ModelSerializer[Edge]):
         ]  # fmt: skip
 
 
-class KgEdgeInput(serializers.Serializer[Any]):
+class KgEdgeInput(Input):
     source_id = VisibleEntity()
     target_id = VisibleEntity()
     rel_type = serializers.RegexField(r"^[A-Za-z][\w ]*$", max_length=64)
@@ -104,7 +105,7 @@ class KgObservation(serializers.ModelSerializer[Observation]):
         ]  # fmt: skip
 
 
-class KgObservationPatch(serializers.Serializer[Any]):
+class KgObservationPatch(Input):
     name = serializers.CharField(max_length=255, required=False)
     description = serializers.CharField(
         allow_blank=True, required=False, max_length=MAX_DESCRIPTION
@@ -114,13 +115,19 @@ class KgObservationPatch(serializers.Serializer[Any]):
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
 
 
-class KgEdgePatch(serializers.Serializer[Any]):
+class KgEdgePatch(Input):
     rel_type = serializers.RegexField(r"^[A-Za-z][\w ]*$", max_length=64, required=False)
     data = JSONObjectField(required=False)  # type: ignore[assignment]
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
 
 
-class KgObservationInput(serializers.Serializer[Any]):
+# PUT replaces what PATCH changes: each body takes the same fields, all of them required.
+KgEntityReplace = replacing(KgEntityPatch)
+KgObservationReplace = replacing(KgObservationPatch)
+KgEdgeReplace = replacing(KgEdgePatch)
+
+
+class KgObservationInput(Input):
     name = serializers.CharField(max_length=255)
     description = serializers.CharField(allow_blank=True, default="", max_length=MAX_DESCRIPTION)
     data = JSONObjectField(default=dict)  # type: ignore[assignment]
@@ -147,12 +154,10 @@ class _GraphViewSet(
     permission_classes = [ReadOrModerate]
 
 
-def list_filters(request: Request, filters: type[serializers.Serializer[Any]]) -> dict[str, Any]:
-    """A list's query filters, validated: a bad value is a 400 naming it, not a 500 or a quietly
-    empty page."""
-    query = filters(data=request.query_params)
-    query.is_valid(raise_exception=True)
-    return dict(query.validated_data)
+def list_filters(request: Request, filters: type[Input]) -> dict[str, Any]:
+    """A list's query filters, validated: a bad value or an unknown name is a 400 naming it, not
+    a 500 or a quietly wrong page."""
+    return dict(query_input(request, filters, paged=True).validated_data)
 
 
 @extend_schema(tags=["kg"])
@@ -170,7 +175,7 @@ class EntityViewSet(_GraphViewSet):
                 qs = qs.filter(entity_type__iexact=entity_type)
         return qs
 
-    class Filters(serializers.Serializer[Any]):
+    class Filters(Input):
         q = serializers.CharField(
             max_length=255, required=False, allow_blank=True, help_text="Part of the name."
         )
@@ -190,14 +195,16 @@ class EntityViewSet(_GraphViewSet):
 
     @extend_schema(request=KgEntityPatch, responses={200: KgEntity, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
-        data = KgEntityPatch(data=request.data, partial=True)
+        return self._change(KgEntityPatch(data=request.data, partial=True))
+
+    @extend_schema(request=KgEntityReplace, responses={200: KgEntity, **CONFLICT})
+    def update(self, request: Request, pk: str) -> Response:
+        return self._change(KgEntityReplace(data=request.data))
+
+    def _change(self, data: Input) -> Response:
         data.is_valid(raise_exception=True)
         entity = services.entity_update(entity=self.get_object(), **data.validated_data)
         return Response(KgEntity(entity).data)
-
-    @extend_schema(request=KgEntityPatch, responses={200: KgEntity, **CONFLICT})
-    def update(self, request: Request, pk: str) -> Response:
-        return self.partial_update(request, pk)
 
     @extend_schema(
         parameters=[OpenApiParameter("depth", int, enum=[1, 2])],
@@ -240,7 +247,7 @@ class ObservationViewSet(_GraphViewSet):
                 qs = qs.filter(entity_id=entity)
         return qs
 
-    class Filters(serializers.Serializer[Any]):
+    class Filters(Input):
         entity = serializers.IntegerField(
             min_value=1, required=False, help_text="Only this entity's observations."
         )
@@ -265,7 +272,14 @@ class ObservationViewSet(_GraphViewSet):
 
     @extend_schema(request=KgObservationPatch, responses={200: KgObservation, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
-        data = KgObservationPatch(data=request.data, partial=True, context={"request": request})
+        context = {"request": request}
+        return self._change(KgObservationPatch(data=request.data, partial=True, context=context))
+
+    @extend_schema(request=KgObservationReplace, responses={200: KgObservation, **CONFLICT})
+    def update(self, request: Request, pk: str) -> Response:
+        return self._change(KgObservationReplace(data=request.data, context={"request": request}))
+
+    def _change(self, data: Input) -> Response:
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         if "entity_id" in changes:
@@ -273,10 +287,6 @@ class ObservationViewSet(_GraphViewSet):
             changes["entity_id"] = entity.pk if entity else None
         obs = services.observation_update(observation=self.get_object(), **changes)
         return Response(KgObservation(obs).data)
-
-    @extend_schema(request=KgObservationPatch, responses={200: KgObservation, **CONFLICT})
-    def update(self, request: Request, pk: str) -> Response:
-        return self.partial_update(request, pk)
 
 
 @extend_schema(tags=["kg"])
@@ -294,7 +304,7 @@ class EdgeViewSet(_GraphViewSet):
                 qs = qs.filter(rel_type=rel_type)
         return qs
 
-    class Filters(serializers.Serializer[Any]):
+    class Filters(Input):
         entity = serializers.IntegerField(
             min_value=1, required=False, help_text="Edges from or to this entity."
         )
@@ -321,14 +331,16 @@ class EdgeViewSet(_GraphViewSet):
 
     @extend_schema(request=KgEdgePatch, responses={200: KgEdge, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
-        data = KgEdgePatch(data=request.data, partial=True)
+        return self._change(KgEdgePatch(data=request.data, partial=True))
+
+    @extend_schema(request=KgEdgeReplace, responses={200: KgEdge, **CONFLICT})
+    def update(self, request: Request, pk: str) -> Response:
+        return self._change(KgEdgeReplace(data=request.data))
+
+    def _change(self, data: Input) -> Response:
         data.is_valid(raise_exception=True)
         edge = services.edge_update(edge=self.get_object(), **data.validated_data)
         return Response(KgEdge(edge).data)
-
-    @extend_schema(request=KgEdgePatch, responses={200: KgEdge, **CONFLICT})
-    def update(self, request: Request, pk: str) -> Response:
-        return self.partial_update(request, pk)
 
 
 class KgSearchHit(serializers.Serializer[Any]):
@@ -343,7 +355,7 @@ class KgSearchHit(serializers.Serializer[Any]):
 class SearchView(APIView):
     """Semantic search over entities and observations."""
 
-    class Query(serializers.Serializer[Any]):
+    class Query(Input):
         q = serializers.CharField(max_length=2000)
         target = serializers.ChoiceField(
             choices=["entity", "observation", "mixed"], default="mixed"
@@ -359,8 +371,7 @@ class SearchView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        query = self.Query(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = query_input(request, self.Query, paged=False)
         rows = selectors.kg_search(
             query=query.validated_data["q"],
             target=query.validated_data["target"],

@@ -16,6 +16,7 @@ from kg.api.permissions import IsModerator
 from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
 from legacymind.errors import NotFound
 from legacymind.fields import StringField, UUIDStringField
+from legacymind.inputs import Input, query_input
 from legacymind.schema import error
 from thoughts.selectors import thoughts_visible_to
 
@@ -59,7 +60,7 @@ class ExtractView(APIView):
     """Run the extractor chain (CLI -> Grok -> heuristic) on a text and stage the results as
     pending candidates; ``dry_run`` writes nothing."""
 
-    class KgExtractInput(serializers.Serializer[Any]):
+    class KgExtractInput(Input):
         text = ExtractText(max_length=200_000)
         dry_run = serializers.BooleanField(default=False)
         thought_id = UUIDStringField(required=False, allow_null=True, default=None)
@@ -157,7 +158,7 @@ class CandidateListView(GenericAPIView):  # type: ignore[type-arg]
     permission_classes = [IsModerator]
     serializer_class = KgCandidate
 
-    class Query(serializers.Serializer[Any]):
+    class Query(Input):
         status = serializers.ChoiceField(
             choices=[*CandidateStatus.values, "all"], default=CandidateStatus.PENDING
         )
@@ -167,8 +168,7 @@ class CandidateListView(GenericAPIView):  # type: ignore[type-arg]
 
     @extend_schema(tags=["kg"], parameters=[Query], responses=KgCandidate(many=True))
     def get(self, request: Request) -> Response:
-        query = self.Query(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = query_input(request, self.Query, paged=True)
         params = query.validated_data
         queue = selectors.candidate_queue(
             target=params["target"],
@@ -190,7 +190,7 @@ class CandidateListView(GenericAPIView):  # type: ignore[type-arg]
         )
 
 
-class KgDecisionItem(serializers.Serializer[Any]):
+class KgDecisionItem(Input):
     id = serializers.IntegerField(min_value=1)
     kind = serializers.ChoiceField(choices=["entity", "edge", "relationship"])
     decision = serializers.ChoiceField(choices=["approve", "reject", "alias"])
@@ -233,7 +233,7 @@ class DecideView(APIView):
 
     permission_classes = [IsModerator]
 
-    class KgDecideInput(serializers.Serializer[Any]):
+    class KgDecideInput(Input):
         items = KgDecisionItem(many=True, allow_empty=False, min_length=1, max_length=200)  # type: ignore[call-arg]
         dry_run = serializers.BooleanField(default=False)
 

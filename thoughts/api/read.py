@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from legacymind.inputs import query_input
 from legacymind.schema import error
 from thoughts import selectors
 from thoughts.api.read_inputs import ChainInput, SearchInput, ThoughtFilterInput
@@ -217,8 +218,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
 
     @extend_schema(parameters=[ThoughtFilterInput], responses={200: ThoughtOut(many=True)})
     def list(self, request: Request) -> Response:
-        query = ThoughtFilterInput(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = query_input(request, ThoughtFilterInput, paged=True)
         rows = selectors.thoughts_list(user=request.user, filters=query.filters())
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(ThoughtOut(page, many=True).data)
@@ -235,8 +235,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     @extend_schema(parameters=[THOUGHT_ID, ChainInput], responses={200: ChainOut, **NOT_FOUND})
     @action(detail=True, methods=["get"])
     def chain(self, request: Request, pk: str) -> Response:
-        query = ChainInput(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = query_input(request, ChainInput, paged=False)
         thought = selectors.thought_get(user=request.user, thought_id=pk)
         tree: Chain = selectors.thought_chain(
             user=request.user, thought=thought, depth=query.validated_data["depth"]

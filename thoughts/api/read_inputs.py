@@ -14,6 +14,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from legacymind.dates import BadMoment, parse_moment
+from legacymind.inputs import Input
 from thoughts import selectors
 from thoughts.models import Thought
 from thoughts.refs import THOUGHT_REF_PATTERN, parse_thought_ref
@@ -108,7 +109,7 @@ class TagsField(serializers.ListField):
         return super().to_internal_value(data)
 
 
-class ThoughtFilterInput(serializers.Serializer[Any]):
+class ThoughtFilterInput(Input):
     session_id = serializers.CharField(max_length=128, required=False)
     chain_id = serializers.CharField(max_length=128, required=False)
     previous_thought_id = ThoughtRefField(required=False)
@@ -175,5 +176,5 @@ class SearchInput(ThoughtFilterInput):
     )
 
 
-class ChainInput(serializers.Serializer[Any]):
+class ChainInput(Input):
     depth = serializers.IntegerField(min_value=1, max_value=selectors.CHAIN_MAX_DEPTH, default=10)

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from legacymind.fields import StringField
+from legacymind.inputs import Input
 from legacymind.schema import error
 from thoughts.api.think_out import ThinkOut
 from thoughts.services import ThinkResult, thought_think
@@ -67,7 +68,7 @@ class ThinkView(APIView):
     """Store a thought: choose its mode, embed it, link it, inject memories, verify a
     hypothesis, and (when enabled) run the cognitive frameworks."""
 
-    class ThinkInput(serializers.Serializer[Any]):
+    class ThinkInput(Input):
         content = ContentField(trim_whitespace=False)
         hint = _text()
         injection_scale = LenientNumber(required=False, allow_null=True)
