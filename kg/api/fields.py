@@ -1,4 +1,5 @@
-"""Input fields of the KG API: each accepts only what the requester may see."""
+"""Fields of the KG API: each input accepts, and each output shows, only what the requester may
+see."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rest_framework import serializers
 
 from kg.models import Entity
 from legacymind.fields import UUIDStringField
-from thoughts.selectors import memories_visible_to, thoughts_visible_to
+from thoughts.selectors import Viewer, memories_visible_to, own_thought_ids, thoughts_visible_to
 
 
 class SourceThought(UUIDStringField):
@@ -41,3 +42,28 @@ class VisibleEntity(serializers.PrimaryKeyRelatedField):  # type: ignore[type-ar
         if request is None:
             return Entity.objects.none()
         return memories_visible_to(request.user, Entity)
+
+
+_OWN_SOURCES = "own_sources"
+
+
+class OwnSourceThought(serializers.UUIDField):
+    """The thought a memory was drawn from, shown to that thought's owner only: anyone else gets
+    null, as for a memory drawn from no thought (the id would name a thought they cannot open).
+    The serializer's context says which ids are the viewer's (``source_context``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "help_text", "Your thought this was drawn from; null if none, or not yours."
+        )
+        super().__init__(read_only=True, allow_null=True, **kwargs)
+
+    def to_representation(self, value: uuid.UUID) -> Any:
+        # A serializer built without the context is a bug to see, not a quiet null.
+        return super().to_representation(value) if value in self.context[_OWN_SOURCES] else None
+
+
+def source_context(viewer: Viewer, *rows: Any) -> dict[str, Any]:
+    """Serializer context for ``rows`` (memories) shown to ``viewer``: which of their source
+    thoughts are the viewer's, found in one query."""
+    return {_OWN_SOURCES: own_thought_ids(viewer, (row.source_thought_id for row in rows))}

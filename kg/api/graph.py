@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kg import selectors, services
-from kg.api.fields import SourceThought, VisibleEntity
+from kg.api.fields import OwnSourceThought, SourceThought, VisibleEntity, source_context
 from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
 from kg.selectors import visible_edges
@@ -24,7 +24,7 @@ from thoughts.selectors import memories_visible_to
 
 
 class KgEntity(serializers.ModelSerializer[Entity]):
-    source_thought_id = serializers.UUIDField(allow_null=True)
+    source_thought_id = OwnSourceThought()
     embedded = serializers.SerializerMethodField()
 
     class Meta:
@@ -73,7 +73,7 @@ class KgEntityBrief(serializers.ModelSerializer[Entity]):
 class KgEdge(serializers.ModelSerializer[Edge]):
     source = KgEntityBrief()  # type: ignore[assignment]
     target = KgEntityBrief()
-    source_thought_id = serializers.UUIDField(allow_null=True)
+    source_thought_id = OwnSourceThought()
 
     class Meta:
         model = Edge
@@ -95,7 +95,7 @@ class KgEdgeInput(Input):
 
 class KgObservation(serializers.ModelSerializer[Observation]):
     entity_id = serializers.IntegerField(allow_null=True)
-    source_thought_id = serializers.UUIDField(allow_null=True)
+    source_thought_id = OwnSourceThought()
 
     class Meta:
         model = Observation
@@ -153,6 +153,15 @@ class _GraphViewSet(
 ):
     permission_classes = [ReadOrModerate]
 
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        # Every answer, lists included, shows a source thought to its owner only.
+        rows = (args[0] if kwargs.get("many") else [args[0]]) if args else []
+        kwargs["context"] = {
+            **self.get_serializer_context(),
+            **source_context(self.request.user, *rows),
+        }
+        return super().get_serializer(*args, **kwargs)
+
 
 def list_filters(request: Request, filters: type[Input]) -> dict[str, Any]:
     """A list's query filters, validated: a bad value or an unknown name is a 400 naming it, not
@@ -191,7 +200,7 @@ class EntityViewSet(_GraphViewSet):
         data.is_valid(raise_exception=True)
         entity, created = services.entity_upsert(**data.validated_data, viewer=request.user)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
-        return Response(KgEntity(entity).data, status=code)
+        return Response(self.get_serializer(entity).data, status=code)
 
     @extend_schema(request=KgEntityPatch, responses={200: KgEntity, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
@@ -204,7 +213,7 @@ class EntityViewSet(_GraphViewSet):
     def _change(self, data: Input) -> Response:
         data.is_valid(raise_exception=True)
         entity = services.entity_update(entity=self.get_object(), **data.validated_data)
-        return Response(KgEntity(entity).data)
+        return Response(self.get_serializer(entity).data)
 
     @extend_schema(
         parameters=[OpenApiParameter("depth", int, enum=[1, 2])],
@@ -226,11 +235,12 @@ class EntityViewSet(_GraphViewSet):
         nodes, edges = selectors.entity_neighbors(
             entity=entity, depth=int(depth), viewer=request.user
         )
+        context = source_context(request.user, entity, *nodes, *edges)
         return Response(
             {
-                "entity": KgEntity(entity).data,
-                "nodes": KgEntity(nodes, many=True).data,
-                "edges": KgEdge(edges, many=True).data,
+                "entity": KgEntity(entity, context=context).data,
+                "nodes": KgEntity(nodes, many=True, context=context).data,
+                "edges": KgEdge(edges, many=True, context=context).data,
             }
         )
 
@@ -268,7 +278,7 @@ class ObservationViewSet(_GraphViewSet):
             entity_id=entity.pk if entity else None, viewer=request.user, **values
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
-        return Response(KgObservation(obs).data, status=code)
+        return Response(self.get_serializer(obs).data, status=code)
 
     @extend_schema(request=KgObservationPatch, responses={200: KgObservation, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
@@ -286,7 +296,7 @@ class ObservationViewSet(_GraphViewSet):
             entity = changes.pop("entity_id")
             changes["entity_id"] = entity.pk if entity else None
         obs = services.observation_update(observation=self.get_object(), **changes)
-        return Response(KgObservation(obs).data)
+        return Response(self.get_serializer(obs).data)
 
 
 @extend_schema(tags=["kg"])
@@ -327,7 +337,7 @@ class EdgeViewSet(_GraphViewSet):
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         edge = Edge.objects.select_related("source", "target").get(pk=edge.pk)
-        return Response(KgEdge(edge).data, status=code)
+        return Response(self.get_serializer(edge).data, status=code)
 
     @extend_schema(request=KgEdgePatch, responses={200: KgEdge, **CONFLICT})
     def partial_update(self, request: Request, pk: str) -> Response:
@@ -340,7 +350,7 @@ class EdgeViewSet(_GraphViewSet):
     def _change(self, data: Input) -> Response:
         data.is_valid(raise_exception=True)
         edge = services.edge_update(edge=self.get_object(), **data.validated_data)
-        return Response(KgEdge(edge).data)
+        return Response(self.get_serializer(edge).data)
 
 
 class KgSearchHit(serializers.Serializer[Any]):

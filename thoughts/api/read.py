@@ -164,7 +164,9 @@ class SearchMemoryOut(serializers.Serializer[Any]):
     entity_type = serializers.CharField(allow_null=True)
     description = serializers.CharField()
     similarity = serializers.FloatField()
-    source_thought_id = serializers.UUIDField(allow_null=True)
+    source_thought_id = serializers.UUIDField(
+        allow_null=True, help_text="Your thought this was drawn from; null if none, or not yours."
+    )
     created_at = serializers.DateTimeField()
 
 
@@ -243,7 +245,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         return Response(ChainOut(tree).data)
 
 
-def _memory_hit(hit: selectors.Hit) -> dict[str, Any]:
+def _memory_hit(hit: selectors.Hit, own: set[Any]) -> dict[str, Any]:
     row = hit.row
     return {
         "kind": hit.kind,
@@ -252,7 +254,8 @@ def _memory_hit(hit: selectors.Hit) -> dict[str, Any]:
         "entity_type": getattr(row, "entity_type", None),
         "description": row.description,
         "similarity": round(hit.similarity, 4),
-        "source_thought_id": row.source_thought_id,
+        # The thought a memory came from is named to its owner only (kg.api.fields).
+        "source_thought_id": row.source_thought_id if row.source_thought_id in own else None,
         "created_at": row.created_at,
     }
 
@@ -293,9 +296,12 @@ class SearchView(APIView):
                 "order": result.order,
                 "results": [_thought_hit(hit) for hit in result.thoughts],
             }
+        own = selectors.own_thought_ids(
+            request.user, (hit.row.source_thought_id for hit in result.memories)
+        )
         body = {
             "embedding": asdict(result.embedding),
-            "memories": {"items": [_memory_hit(hit) for hit in result.memories]},
+            "memories": {"items": [_memory_hit(hit, own) for hit in result.memories]},
             "thoughts": thoughts,
         }
         return Response(SearchOut(body).data)

@@ -21,7 +21,12 @@ from thoughts.selectors.reads import (
     thoughts_list,
 )
 from thoughts.selectors.search import SEARCH_ORDERS, SEARCH_TARGETS, Hit, SearchResult, search
-from thoughts.selectors.visibility import Viewer, memories_visible_to, thoughts_visible_to
+from thoughts.selectors.visibility import (
+    Viewer,
+    memories_visible_to,
+    own_thought_ids,
+    thoughts_visible_to,
+)
 
 __all__ = [
     "CHAIN_MAX_DEPTH",
@@ -40,6 +45,7 @@ __all__ = [
     "Viewer",
     "injected_memories",
     "memories_visible_to",
+    "own_thought_ids",
     "search",
     "thought_chain",
     "thought_get",

@@ -8,6 +8,8 @@ exist (the API answers 404, not 403).
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
 from typing import TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -35,3 +37,13 @@ def memories_visible_to(user: Viewer, model: type[M]) -> QuerySet[M]:
     if user.is_authenticated:
         shared |= Q(source_thought__owner_id=user.pk)
     return model._default_manager.filter(shared)
+
+
+def own_thought_ids(user: Viewer, ids: Iterable[uuid.UUID | None]) -> set[uuid.UUID]:
+    """Those of ``ids`` that are ``user``'s thoughts, in one query. A memory shows the thought it
+    was drawn from only to that thought's owner: to anyone else the id names a thought they
+    cannot open, and says that it exists."""
+    wanted = {i for i in ids if i is not None}
+    if not wanted:
+        return set()
+    return set(thoughts_visible_to(user).filter(pk__in=wanted).values_list("pk", flat=True))
