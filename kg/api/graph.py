@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q, QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -215,8 +215,14 @@ class EntityViewSet(_GraphViewSet):
         entity = services.entity_update(entity=self.get_object(), **data.validated_data)
         return Response(self.get_serializer(entity).data)
 
+    class NeighborsQuery(Input):
+        depth = serializers.ChoiceField(
+            choices=[1, 2], default=1, help_text="Hops from the entity: 1 or 2.",
+            error_messages={"invalid_choice": "Must be 1 or 2."},
+        )  # fmt: skip
+
     @extend_schema(
-        parameters=[OpenApiParameter("depth", int, enum=[1, 2])],
+        parameters=[NeighborsQuery],
         responses=inline_serializer(
             "KgEntityNeighbors",
             {
@@ -228,13 +234,9 @@ class EntityViewSet(_GraphViewSet):
     )
     @action(detail=True, methods=["get"], url_path="neighbors")
     def neighbors(self, request: Request, pk: str) -> Response:
-        depth = request.query_params.get("depth", "1")
-        if depth not in ("1", "2"):
-            raise serializers.ValidationError({"depth": ["Must be 1 or 2."]})
+        depth = query_input(request, self.NeighborsQuery, paged=False).validated_data["depth"]
         entity = self.get_object()
-        nodes, edges = selectors.entity_neighbors(
-            entity=entity, depth=int(depth), viewer=request.user
-        )
+        nodes, edges = selectors.entity_neighbors(entity=entity, depth=depth, viewer=request.user)
         context = source_context(request.user, entity, *nodes, *edges)
         return Response(
             {

@@ -192,6 +192,9 @@ def test_neighbors_depth_one_and_two(api):
     bad = api.get(f"/api/v1/kg/entities/{a.pk}/neighbors/", {"depth": 3})
     assert bad.status_code == 400
     assert bad.json()["fields"] == {"depth": ["Must be 1 or 2."]}  # messages in a list, as always
+    typo = api.get(f"/api/v1/kg/entities/{a.pk}/neighbors/", {"dept": 2})
+    assert typo.status_code == 400
+    assert typo.json()["fields"] == {"dept": ["Unknown field. Did you mean depth?"]}
 
 
 def test_semantic_search_finds_embedded_entities(mod_api, django_capture_on_commit_callbacks):
