@@ -59,6 +59,9 @@ def serve(code: Path, host: str, side: str) -> tuple[subprocess.Popen[bytes], in
     port = free_port()
     env = {
         **child_env(host=host, application_name=f"think_pair_{side}"),
+        # One connection for the whole run: the CPU read is that backend's, and a connection
+        # renewed after the bench's usual 60 s was a new process mid-round (a negative figure).
+        "DB_CONN_MAX_AGE": "86400",
         "PYTHONPATH": str(code),
         "WEB_ACCESS_LOG": "",
         "WEB_CONCURRENCY": "1",
