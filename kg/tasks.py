@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 
 from kg import services
+from legacymind.errors import NotFound
+
+logger = logging.getLogger("kg.tasks")
 
 
 @shared_task(name="kg.entity_embed")
@@ -19,7 +24,12 @@ def observation_embed(observation_id: int) -> bool:
 
 @shared_task(name="kg.thought_extract")
 def thought_extract_task(thought_id: str, origin: str | None = None) -> dict[str, object]:
-    result, staged = services.thought_extract(thought_id=thought_id, origin=origin)
+    try:
+        result, staged = services.thought_extract(thought_id=thought_id, origin=origin)
+    except NotFound:
+        # Deleted by its owner after the extraction was queued: nothing to do, not a failure.
+        logger.info("thought %s was deleted before its extraction ran", thought_id)
+        return {"deleted": True}
     return {
         "provider": result.provider,
         "entities": len(result.entities),

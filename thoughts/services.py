@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
+from legacymind.errors import NotFound
 from legacymind.providers.embeddings import EmbeddingProvider, fields_for, get_provider
 from thoughts.models import Thought
 from thoughts.think.continuity import Continuity, continuity_resolve
@@ -181,3 +183,25 @@ def thought_create(
         **fields_for(provider, vector),
     )
     return thought_store(thought=thought, injected=[], extract=extract)
+
+
+def thought_delete(*, user: Any, thought_id: uuid.UUID | str) -> None:
+    """Delete one of ``user``'s thoughts; another user's reads as missing (NotFound, a 404).
+
+    What goes with it is what its foreign keys say, as in the admin: the KG memories and
+    candidates drawn from it when it is private (``kg.models.private_source_deleted``; from a
+    shared thought they stay, without the link), its extraction record, the inner-voice
+    exchange whose synthesis it is (an exchange's follow-up question only leaves it). Other
+    thoughts' continuity links that name it stay, unresolved, like any link to a thought that
+    is not there."""
+    from thoughts.selectors import thought_get
+
+    with transaction.atomic():
+        thought = thought_get(user=user, thought_id=thought_id)
+        # Locked before Django collects what goes with it: an extraction staging candidates for
+        # this thought holds the same lock (kg.services.extract), so its candidates are either
+        # committed before they are collected here, or never written. Unlocked, they could be
+        # committed in between and fail this delete's foreign key check at commit (a 500).
+        if not Thought.objects.select_for_update().filter(pk=thought.pk).exists():
+            raise NotFound("No such thought.")  # deleted meanwhile by another request
+        thought.delete()

@@ -39,6 +39,11 @@ def thought_extract(
     if dry_run:
         return result, StageCounts()
     with transaction.atomic():
+        # The owner may delete the thought while its words are with the extractor: once this
+        # lock is held the delete waits for the staging, and if the delete came first there is
+        # nothing to stage for (the candidates would name a thought that is gone).
+        if not Thought.objects.select_for_update().filter(id=thought.id).exists():
+            raise NotFound(f"thought {thought_id} does not exist")
         staged = stage_extraction(
             extraction=result, origin=origin or thought.origin or "thought", thought_id=thought.id
         )

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
-from rest_framework import serializers, viewsets
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from legacymind.inputs import query_input
 from legacymind.schema import error
-from thoughts import selectors
+from thoughts import selectors, services
 from thoughts.api.read_inputs import ChainInput, SearchInput, ThoughtFilterInput
 from thoughts.models import Thought
 from thoughts.selectors import Chain, ChainNode
@@ -233,6 +233,12 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
             "injected": selectors.injected_memories(user=request.user, thought=thought),
         }
         return Response(ThoughtDetailOut(thought, context=context).data)
+
+    @extend_schema(parameters=[THOUGHT_ID], responses={204: None, **NOT_FOUND})
+    def destroy(self, request: Request, pk: str) -> Response:
+        """Delete one of your thoughts, and what was drawn from it if it is private."""
+        services.thought_delete(user=request.user, thought_id=pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(parameters=[THOUGHT_ID, ChainInput], responses={200: ChainOut, **NOT_FOUND})
     @action(detail=True, methods=["get"])
