@@ -149,3 +149,34 @@ def _wait_until_a_backend_waits_on_a_lock(timeout: float = 10.0) -> None:
                 return
             time.sleep(0.02)
     raise AssertionError("the delete never waited on the thought's lock")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_extraction_that_meets_a_delete_in_progress_stages_nothing(user):
+    """The other order: the delete holds the lock when the extraction, its text already read,
+    comes to stage. It waits, finds the thought gone, and stages nothing."""
+    thought = ThoughtFactory(owner=user, content="The export worker depends on RabbitMQ.")
+    deleting = threading.Event()
+    errors: list[BaseException] = []
+
+    def delete() -> None:
+        try:
+            with transaction.atomic():
+                Thought.objects.select_for_update().filter(pk=thought.pk).exists()
+                Thought.objects.filter(pk=thought.pk).delete()
+                deleting.set()
+                _wait_until_a_backend_waits_on_a_lock()
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    side = threading.Thread(target=delete)
+    side.start()
+    assert deleting.wait(10)
+    outcome = thought_extract_task(str(thought.pk))
+    side.join(10)
+    assert not errors, errors
+    assert outcome == {"deleted": True}
+    assert EntityCandidate.objects.count() == 0
+    assert not ThoughtExtraction.objects.exists()
