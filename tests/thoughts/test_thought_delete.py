@@ -166,7 +166,7 @@ def test_an_extraction_that_meets_a_delete_in_progress_stages_nothing(user):
                 Thought.objects.filter(pk=thought.pk).delete()
                 deleting.set()
                 _wait_until_a_backend_waits_on_a_lock()
-        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+        except BaseException as exc:  # reported by the main thread
             errors.append(exc)
         finally:
             connection.close()
