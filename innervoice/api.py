@@ -14,7 +14,8 @@ from rest_framework.views import APIView
 
 from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
-from innervoice.services import AskParams, AskResult, inner_voice_ask, thread_close
+from innervoice.services import AskParams, AskResult, inner_voice_ask
+from innervoice.threads import thread_close, thread_delete
 from legacymind.fields import StringField, UUIDStringField
 from legacymind.inputs import Input, query_input
 from legacymind.pagination import Pagination
@@ -280,6 +281,12 @@ class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         rows = self.paginate_queryset(selectors.thread_exchanges(thread=thread))
         exchanges = self.get_paginated_response(ExchangeOut(rows, many=True).data).data
         return Response(ThreadDetailOut(thread, context={"exchanges": exchanges}).data)
+
+    @extend_schema(parameters=[THREAD_ID], responses={204: None, **NOT_FOUND})
+    def destroy(self, request: Request, pk: str) -> Response:
+        """Delete one of your threads and its exchanges; their thoughts stay yours."""
+        thread_delete(thread=selectors.thread_get(user=request.user, thread_id=pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
         request=None,

@@ -23,7 +23,8 @@ from django.views.decorators.http import require_GET, require_POST
 from innervoice import selectors, submissions
 from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
-from innervoice.services import AskParams, inner_voice_ask, thread_close
+from innervoice.services import AskParams, inner_voice_ask
+from innervoice.threads import thread_close
 from legacymind.errors import Conflict, NotFound, ServiceError, outage, redis_down
 from legacymind.form_tokens import new_token
 from legacymind.throttles import UserThrottle
@@ -47,6 +48,8 @@ STILL_RUNNING = (
 UNAVAILABLE = "A service this page needs is not answering: nothing was stored, try again soon."
 # What the page says for an error the service raised; its own detail is the API's business.
 PLAIN = {
+    404: "That thread was deleted. Nothing was stored; your question is below: ask it here, "
+    "or give a topic to start a new thread.",
     409: "That thread is closed. Your question is below: ask it here to go on in your open "
     "thread, or give a topic to start a new one.",
     503: "Your question could not be read right now (the embedding service did not answer). "
@@ -104,9 +107,9 @@ def ask(request: HttpRequest) -> HttpResponse:
         if exc.public_detail is not None:  # the operator's business, as the API logs it
             logger.warning("%s: %s", exc.error_code, exc.detail)
         message = PLAIN.get(exc.status_code, "That did not work: try again in a moment.")
-        if isinstance(exc, Conflict):
-            # The thread closed (by hand, elsewhere, or timed out): its page would have no
-            # form, so the question goes back in the main page's.
+        if isinstance(exc, Conflict | NotFound):
+            # The thread closed (by hand, elsewhere, or timed out) or was deleted: its page
+            # would have no form, so the question goes back in the main page's.
             continued = None
         return _form_again(request, continued, form, PageError(message, status=exc.status_code))
     url = reverse("inner-voice-page-thread", args=[result.thread.id])
@@ -134,7 +137,7 @@ def close(request: HttpRequest, thread_id: uuid.UUID) -> HttpResponse:
     own = _own_thread(request, thread_id)
     if own.status == DialogueThread.Status.OPEN:
         # A second click, or another tab, may close it first: closed is what was asked for.
-        with suppress(Conflict):
+        with suppress(Conflict, NotFound):  # closed, or deleted: the thread page says which
             thread_close(thread=own)
     return HttpResponseRedirect(reverse("inner-voice-page-thread", args=[own.id]))
 

@@ -28,7 +28,7 @@ from innervoice.selectors import thread_get, thread_history, thread_open_latest
 from kg.models import EdgeCandidate, EntityCandidate, ThoughtExtraction
 from kg.services import thought_extract_on_commit
 from legacymind.celery import Publication
-from legacymind.errors import Conflict, ServiceError
+from legacymind.errors import Conflict, NotFound, ServiceError
 from legacymind.providers import chat
 from legacymind.providers.embeddings import fields_for, get_provider
 from thoughts.models import Thought
@@ -201,23 +201,16 @@ def thread_summarize(*, thread: DialogueThread, window: int) -> int:
     return len(fold)
 
 
-def thread_close(*, thread: DialogueThread, reason: str = "closed") -> DialogueThread:
-    """End a thread (inner_voice_close). Closing a closed thread is a 409."""
-    with transaction.atomic():
-        locked = DialogueThread.objects.select_for_update().get(pk=thread.pk)
-        if locked.status == DialogueThread.Status.CLOSED:
-            raise Conflict(f"thread {thread.id} is closed already")
-        locked.status = DialogueThread.Status.CLOSED
-        locked.closed_at = timezone.now()
-        locked.close_reason = reason
-        locked.save(update_fields=["status", "closed_at", "close_reason"])
-    return locked
-
-
 def _thread_for_write(*, owner: Any, plan: _ThreadPlan) -> DialogueThread:
     """Inside the transaction: the plan's thread, locked and still open, or a new one."""
     if plan.thread is not None:
-        thread = DialogueThread.objects.select_for_update().get(pk=plan.thread.pk)
+        found = DialogueThread.objects.select_for_update().filter(pk=plan.thread.pk).first()
+        if found is None:  # its owner deleted it while the answer was being composed
+            raise NotFound(
+                f"thread {plan.thread.pk} was deleted; nothing was stored",
+                fields={"thread_id": ["This thread was deleted."]},
+            )
+        thread = found
         if thread.status == DialogueThread.Status.CLOSED:
             raise Conflict(
                 f"thread {thread.id} is closed", fields={"thread_id": ["This thread is closed."]}
@@ -232,7 +225,9 @@ def _thread_for_write(*, owner: Any, plan: _ThreadPlan) -> DialogueThread:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_THREAD_LOCK, owner.pk])
         latest = thread_open_latest(user=owner)
         if latest is not None and not _timed_out(latest):
-            return DialogueThread.objects.select_for_update().get(pk=latest.pk)
+            taken = DialogueThread.objects.select_for_update().filter(pk=latest.pk).first()
+            if taken is not None:  # else deleted since it was read: a new one starts
+                return taken
     return DialogueThread.objects.create(owner=owner, topic=plan.topic)
 
 

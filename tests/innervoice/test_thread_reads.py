@@ -24,8 +24,8 @@ def detail_url(thread) -> str:
 
 def test_thread_detail_pages_its_exchanges_like_every_list(api, user, django_assert_num_queries):
     thread = DialogueThreadFactory(owner=user)
-    for _ in range(3):
-        DialogueExchangeFactory(thread=thread)
+    for position in (1, 2, 3):  # explicit: the factory's sequence runs on across tests
+        DialogueExchangeFactory(thread=thread, position=position)
 
     with django_assert_num_queries(4):  # token + user, thread, count, page (thoughts joined)
         detail = api.get(detail_url(thread), {"limit": 2}).json()
