@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 from django.db import connection, transaction
@@ -108,33 +110,60 @@ def test_an_extraction_queued_before_the_delete_does_nothing(user):
 def test_a_delete_waits_for_an_extraction_staging_for_the_thought(user):
     """An extraction stages candidates holding the thought's row lock (kg.services.extract).
     A delete that arrives meanwhile waits, then takes what was staged with the thought: here
-    the thought is shared, so the candidate stays without the link. The staging side commits
-    only once the delete is seen waiting on a lock, whichever statement it waits in."""
+    the thought is shared, so the candidate stays without the link."""
     thought = ThoughtFactory(owner=user)
-    staged = threading.Event()
-    errors: list[BaseException] = []
-
-    def extraction() -> None:
-        try:
-            with transaction.atomic():
-                Thought.objects.select_for_update().filter(pk=thought.pk).exists()
-                EntityCandidateFactory(staged_by_thought_id=thought.pk, name="RabbitMQ")
-                staged.set()
-                _wait_until_a_backend_waits_on_a_lock()
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    side = threading.Thread(target=extraction)
-    side.start()
-    assert staged.wait(10)
-    response = client_for(user).delete(url(thought))
-    side.join(10)
-    assert not errors, errors
+    stage = lambda: EntityCandidateFactory(staged_by_thought_id=thought.pk, name="RabbitMQ")  # noqa: E731
+    with _another_session_holding_the_lock(thought, then=stage):
+        response = client_for(user).delete(url(thought))
     assert response.status_code == 204, response.content
     assert not Thought.objects.filter(pk=thought.pk).exists()
     assert EntityCandidate.objects.get(name="RabbitMQ").staged_by_thought_id is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_extraction_that_meets_a_delete_in_progress_stages_nothing(user):
+    """The other order: the delete holds the lock when the extraction, its text already read,
+    comes to stage. It waits, finds the thought gone, and stages nothing."""
+    thought = ThoughtFactory(owner=user, content="The export worker depends on RabbitMQ.")
+    delete = lambda: Thought.objects.filter(pk=thought.pk).delete()  # noqa: E731
+    with _another_session_holding_the_lock(thought, then=delete):
+        outcome = thought_extract_task(str(thought.pk))
+    assert outcome == {"deleted": True}
+    assert EntityCandidate.objects.count() == 0
+    assert not ThoughtExtraction.objects.exists()
+
+
+@contextmanager
+def _another_session_holding_the_lock(
+    thought: Thought, *, then: Callable[[], object]
+) -> Iterator[None]:
+    """In another thread (so another connection): lock the thought's row and do ``then``, and
+    commit only once some backend is seen waiting on a lock, whichever statement the block's
+    work waits in. The block runs once ``then`` is done."""
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def side() -> None:
+        try:
+            with transaction.atomic():
+                Thought.objects.select_for_update().filter(pk=thought.pk).exists()
+                then()
+                done.set()
+                _wait_until_a_backend_waits_on_a_lock()
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            done.set()
+            connection.close()
+
+    runner = threading.Thread(target=side)
+    runner.start()
+    assert done.wait(10)
+    try:
+        yield
+    finally:
+        runner.join(10)
+    assert not errors, errors
 
 
 def _wait_until_a_backend_waits_on_a_lock(timeout: float = 10.0) -> None:
@@ -149,34 +178,3 @@ def _wait_until_a_backend_waits_on_a_lock(timeout: float = 10.0) -> None:
                 return
             time.sleep(0.02)
     raise AssertionError("the delete never waited on the thought's lock")
-
-
-@pytest.mark.django_db(transaction=True)
-def test_an_extraction_that_meets_a_delete_in_progress_stages_nothing(user):
-    """The other order: the delete holds the lock when the extraction, its text already read,
-    comes to stage. It waits, finds the thought gone, and stages nothing."""
-    thought = ThoughtFactory(owner=user, content="The export worker depends on RabbitMQ.")
-    deleting = threading.Event()
-    errors: list[BaseException] = []
-
-    def delete() -> None:
-        try:
-            with transaction.atomic():
-                Thought.objects.select_for_update().filter(pk=thought.pk).exists()
-                Thought.objects.filter(pk=thought.pk).delete()
-                deleting.set()
-                _wait_until_a_backend_waits_on_a_lock()
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    side = threading.Thread(target=delete)
-    side.start()
-    assert deleting.wait(10)
-    outcome = thought_extract_task(str(thought.pk))
-    side.join(10)
-    assert not errors, errors
-    assert outcome == {"deleted": True}
-    assert EntityCandidate.objects.count() == 0
-    assert not ThoughtExtraction.objects.exists()
