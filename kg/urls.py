@@ -3,8 +3,9 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from kg.api.graph import EdgeViewSet, EntityViewSet, ObservationViewSet, SearchView
+from kg.api.graph import EdgeViewSet, EntityViewSet, ObservationViewSet
 from kg.api.moderation import CandidateListView, DecideView, ExtractView
+from kg.api.search import SearchView
 
 router = SimpleRouter()
 router.register("entities", EntityViewSet, basename="kg-entity")

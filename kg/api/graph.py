@@ -10,7 +10,6 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from kg import selectors, services
 from kg.api.fields import OwnSourceThought, SourceThought, VisibleEntity, source_context
@@ -353,52 +352,3 @@ class EdgeViewSet(_GraphViewSet):
         data.is_valid(raise_exception=True)
         edge = services.edge_update(edge=self.get_object(), **data.validated_data)
         return Response(self.get_serializer(edge).data)
-
-
-class KgSearchHit(serializers.Serializer[Any]):
-    kind = serializers.ChoiceField(choices=["entity", "observation"])
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    entity_type = serializers.CharField(allow_null=True)
-    description = serializers.CharField()
-    similarity = serializers.FloatField()
-
-
-class SearchView(APIView):
-    """Semantic search over entities and observations."""
-
-    class Query(Input):
-        q = serializers.CharField(max_length=2000)
-        target = serializers.ChoiceField(
-            choices=["entity", "observation", "mixed"], default="mixed"
-        )
-        top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
-
-    @extend_schema(
-        tags=["kg"],
-        parameters=[Query],
-        responses={
-            200: KgSearchHit(many=True),
-            503: error("The query could not be embedded."),
-        },
-    )
-    def get(self, request: Request) -> Response:
-        query = query_input(request, self.Query, paged=False)
-        rows = selectors.kg_search(
-            query=query.validated_data["q"],
-            target=query.validated_data["target"],
-            top_k=query.validated_data["top_k"],
-            viewer=request.user,
-        )
-        hits = [
-            {
-                "kind": kind,
-                "id": row.pk,
-                "name": row.name,
-                "entity_type": getattr(row, "entity_type", None),
-                "description": row.description,
-                "similarity": round(float(row.similarity), 4),
-            }
-            for kind, row in rows
-        ]
-        return Response(KgSearchHit(hits, many=True).data)
