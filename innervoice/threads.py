@@ -13,9 +13,7 @@ from legacymind.errors import Conflict, NotFound
 def thread_close(*, thread: DialogueThread, reason: str = "closed") -> DialogueThread:
     """End a thread (inner_voice_close). Closing a closed thread is a 409, a deleted one a 404."""
     with transaction.atomic():
-        locked = DialogueThread.objects.select_for_update().filter(pk=thread.pk).first()
-        if locked is None:  # deleted by its owner meanwhile
-            raise NotFound(f"thread {thread.pk} does not exist")
+        locked = _locked(thread)
         if locked.status == DialogueThread.Status.CLOSED:
             raise Conflict(f"thread {thread.id} is closed already")
         locked.status = DialogueThread.Status.CLOSED
@@ -32,7 +30,12 @@ def thread_delete(*, thread: DialogueThread) -> None:
     with transaction.atomic():
         # An ask writing to the thread holds this lock (``_thread_for_write``): it commits
         # first and its exchange goes too, or it waits and finds the thread gone.
-        locked = DialogueThread.objects.select_for_update().filter(pk=thread.pk).first()
-        if locked is None:
-            raise NotFound(f"thread {thread.pk} does not exist")
-        locked.delete()
+        _locked(thread).delete()
+
+
+def _locked(thread: DialogueThread) -> DialogueThread:
+    """``thread``'s row, locked for this transaction; NotFound when it was deleted meanwhile."""
+    locked = DialogueThread.objects.select_for_update().filter(pk=thread.pk).first()
+    if locked is None:
+        raise NotFound(f"thread {thread.pk} does not exist")
+    return locked
