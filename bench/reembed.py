@@ -2,7 +2,7 @@
 the raw throughput of the embedder alone on the same texts, in the same batches, in the same
 run, for the ``hash`` and ``local`` (all-MiniLM-L6-v2) providers.
 
-    python bench/reembed.py [--hash-rows 20000] [--local-rows 3000] [--batch-size 256] [--repeat 3]
+    python bench/reembed.py [--hash-rows 20000] [--local-rows 3000] [--batch-size 1024] [--repeat 3]
 
 It runs in its own database (see bench/_common.py: ``bench_legacymind``, never the dev data),
 fills it with thoughts (15-30 words), entities and observations in the ratio 2:1:1, and times
@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from kg.models import Entity, Observation
 from legacymind.providers import embeddings
-from legacymind.reembed import ReembedSummary, embedded_tables, rows_reembed
+from legacymind.reembed import DEFAULT_BATCH_SIZE, ReembedSummary, embedded_tables, rows_reembed
 from legacymind.vector_writes import vectors_store
 from thoughts.models import Thought
 
@@ -174,7 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hash-rows", type=int, default=20_000)
     parser.add_argument("--local-rows", type=int, default=3_000)
-    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=20261123)
     args = parser.parse_args()
