@@ -232,8 +232,20 @@ def rows_reembed(
     # One worker embeds the next batch while this thread writes the current one: the write
     # (mostly HNSW index maintenance, in the database process) and the model then overlap.
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reembed")
+    feeds = [
+        _Feed(
+            table=table,
+            provider=provider,
+            wanted=wanted,
+            quota=summary.tables[table.label].selected,
+            size=batch_size,
+            pool=pool,
+        )
+        for table in tables
+    ]
     try:
-        for table in tables:
+        feeds[0].start()
+        for number, (table, feed) in enumerate(zip(tables, feeds, strict=True)):
             counts = summary.tables[table.label]
             out = (
                 index_out(
@@ -247,19 +259,19 @@ def rows_reembed(
                 else nullcontext(None)
             )
             with out as taken:
-                for written in _table_reembed(
-                    table=table,
-                    provider=provider,
-                    wanted=wanted,
-                    quota=counts.selected,
-                    size=batch_size,
-                    pool=pool,
-                ):
+                for rows, vectors in feed.batches():
+                    written = _batch_write(
+                        table=table, provider=provider, wanted=wanted, rows=rows, vectors=vectors
+                    )
                     counts.embedded += written
                     done += written
                     summary.seconds = time.perf_counter() - started
                     if progress:
                         progress(done, total)
+                if number + 1 < len(feeds):
+                    # Started before this table's index is built again (when the block
+                    # closes): the model embeds the next table's first batch meanwhile.
+                    feeds[number + 1].start()
             if taken:  # back once the block has closed
                 counts.index_rebuilt, counts.index_seconds = taken.name, taken.build_seconds
     except KeyboardInterrupt as exc:
@@ -276,42 +288,53 @@ def rows_reembed(
     return summary
 
 
-def _table_reembed(
-    *,
-    table: EmbeddedTable,
-    provider: EmbeddingProvider,
-    wanted: models.Q,
-    quota: int,
-    size: int,
-    pool: ThreadPoolExecutor,
-) -> Iterator[int]:
-    """Yield the number of rows written by each batch, walking the table in primary-key order
-    (keyset, so a batch never rescans rows already done or skipped)."""
-    manager = table.model._default_manager
+class _Feed:
+    """A table's rows to embed, in primary-key order (keyset, so a batch never rescans rows
+    already done or skipped), each batch handed to the pool's one worker as soon as it is read:
+    the model embeds the next batch while this thread writes the current one (a write and its
+    database work overlap the model). ``start`` reads and sends the first batch; the run calls it
+    for the next table before the current table's index is built again."""
 
-    def read(after: Any, count: int) -> list[tuple[Any, ...]]:
+    def __init__(
+        self,
+        *,
+        table: EmbeddedTable,
+        provider: EmbeddingProvider,
+        wanted: models.Q,
+        quota: int,
+        size: int,
+        pool: ThreadPoolExecutor,
+    ) -> None:
+        self.table, self.provider, self.pool = table, provider, pool
+        self.quota, self.size = quota, size
         # Tuples of (pk, *columns), not model instances: building 20,000 of those was ~5% of
         # a re-embed with the hash embedder.
-        batch = manager.filter(wanted).order_by("pk").values_list("pk", *table.columns)
-        if after is not None:
-            batch = batch.filter(pk__gt=after)
-        return list(batch[:count]) if count > 0 else []
-
-    def embed(rows: list[tuple[Any, ...]]) -> Future[np.ndarray]:
-        return pool.submit(provider.embed, [table.text(*row[1:]) for row in rows])
-
-    rows = read(None, min(size, quota))
-    vectors = embed(rows)
-    while rows:
-        quota -= len(rows)
-        upcoming = read(rows[-1][0], min(size, quota))
-        upcoming_vectors = embed(upcoming) if upcoming else None
-        yield _batch_write(
-            table=table, provider=provider, wanted=wanted, rows=rows, vectors=vectors.result()
+        self.query = (
+            table.model._default_manager.filter(wanted)
+            .order_by("pk")
+            .values_list("pk", *table.columns)
         )
-        if upcoming_vectors is None:
-            return
-        rows, vectors = upcoming, upcoming_vectors
+        self.next: tuple[list[tuple[Any, ...]], Future[np.ndarray]] | None = None
+
+    def _send(self, after: Any) -> None:
+        """Read the batch after primary key ``after`` (None: the first) and send it to the
+        model; ``next`` is None once the quota is spent or the rows have run out."""
+        count = min(self.size, self.quota)
+        batch = self.query if after is None else self.query.filter(pk__gt=after)
+        rows = list(batch[:count]) if count > 0 else []
+        self.quota -= len(rows)
+        texts = [self.table.text(*row[1:]) for row in rows]
+        self.next = (rows, self.pool.submit(self.provider.embed, texts)) if rows else None
+
+    def start(self) -> None:
+        self._send(None)
+
+    def batches(self) -> Iterator[tuple[list[tuple[Any, ...]], np.ndarray]]:
+        """Each batch's rows and vectors; the batch after it is on its way meanwhile."""
+        while self.next is not None:
+            rows, vectors = self.next
+            self._send(rows[-1][0])
+            yield rows, vectors.result()
 
 
 def _batch_write(
