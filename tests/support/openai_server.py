@@ -5,6 +5,11 @@ completions). Tests script its answers; the SDK under test talks to it over a re
     server.chat_fn = lambda messages: "answer text"    # content for /v1/chat/completions
     server.fail_next(429, times=1)                     # the next request(s) answer with an error
     server.answer_format = "float"                     # ignore the request's encoding_format
+    server.max_input_tokens = 50                       # refuse longer inputs as OpenAI does
+    server.max_request_tokens = 300                    # and requests over this total
+
+Tokens here are whitespace-separated words (OpenAI counts BPE tokens: the wire format and the
+400 answers are what matter).
 
 Each entry of ``server.requests`` has the path, the JSON body, the Authorization header and
 ``at``, the ``time.monotonic()`` when the request arrived (for retry and rate-limit timing).
@@ -42,6 +47,8 @@ class OpenAIStub:
         # None: answer in the encoding the request asks for, as the API does; "float": always
         # lists of floats, as some OpenAI-compatible servers do whatever was asked.
         self.answer_format: str | None = None
+        self.max_input_tokens: int | None = None
+        self.max_request_tokens: int | None = None
         self._lock = threading.Lock()
         stub = self
 
@@ -76,6 +83,11 @@ class OpenAIStub:
                     return
                 if self.path.endswith("/embeddings"):
                     inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    refusal = stub.too_many_tokens(inputs)
+                    if refusal:
+                        error = {"message": refusal, "type": "invalid_request_error", "code": None}
+                        self._send(400, {"error": error})
+                        return
                     vectors = stub.embed_fn(inputs)
                     fmt = stub.answer_format or body.get("encoding_format", "float")
                     data = [
@@ -127,6 +139,22 @@ class OpenAIStub:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def too_many_tokens(self, inputs: list[str]) -> str | None:
+        """OpenAI's 400 message for ``inputs`` over a limit, or None."""
+        counts = [len(text.split()) for text in inputs]
+        longest = max(counts, default=0)
+        if self.max_input_tokens is not None and longest > self.max_input_tokens:
+            return (
+                f"This model's maximum context length is {self.max_input_tokens} tokens, however "
+                f"you requested {longest} tokens ({longest} in your prompt; 0 for the "
+                "completion). Please reduce your prompt; or completion length."
+            )
+        if self.max_request_tokens is not None and sum(counts) > self.max_request_tokens:
+            return (
+                f"Requested {sum(counts)} tokens, max {self.max_request_tokens} tokens per request"
+            )
+        return None
 
     @property
     def base_url(self) -> str:

@@ -4,6 +4,7 @@ its wire format (``OPENAI_BASE_URL``)."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -22,6 +23,22 @@ OPENAI_DEFAULT_DIMS = {
     "text-embedding-ada-002": 1536,
 }
 OPENAI_MAX_BATCH = 2048
+# OpenAI's answer to an input over the model's limit (8,192 tokens for text-embedding-3-*):
+# "This model's maximum context length is 8192 tokens, however you requested 51435 tokens ...".
+# Any 400 that speaks of tokens is taken for "too long": other OpenAI-compatible servers word it
+# otherwise, and a request over the per-request total (300,000 tokens) says tokens too.
+_TOO_LONG = re.compile(r"token", re.IGNORECASE)
+_LIMIT = re.compile(r"maximum context length is (\d+) tokens, however you requested (\d+) tokens")
+MIN_SHORTENED_CHARS = 64  # below this, shortening further would embed nothing worth having
+
+
+class _TooLong(EmbeddingError):
+    """A request the server refused as too many tokens; ``fraction`` is how much of the longest
+    input it would take, when the answer says (OpenAI's wording), else None."""
+
+    def __init__(self, detail: str, fraction: float | None) -> None:
+        super().__init__(detail)
+        self.fraction = fraction
 
 
 class OpenAIEmbedder:
@@ -29,6 +46,12 @@ class OpenAIEmbedder:
 
     Retries 429, 5xx, timeouts and connection errors with exponential backoff (2^n x 200 ms);
     other errors (bad key, bad request) fail at once. ``SURR_EMBED_RPS`` spaces requests out.
+
+    A thought may hold 100 KB, several times the model's input limit, and a batch of long texts
+    may pass the per-request total: a request refused for its tokens is split in halves, and a
+    single text still refused is shortened (its vector is that of its beginning; the stored
+    text is untouched) until the server takes it. Before, one such text failed its think with
+    a 503, and failed every ``reembed`` at the same batch.
     """
 
     name = "openai"
@@ -80,6 +103,39 @@ class OpenAIEmbedder:
             return exc.status_code == 429 or exc.status_code >= 500
         return isinstance(exc, openai.APITimeoutError | openai.APIConnectionError)
 
+    @staticmethod
+    def _too_long(exc: Exception) -> bool:
+        import openai
+
+        return isinstance(exc, openai.BadRequestError) and bool(_TOO_LONG.search(exc.message))
+
+    @staticmethod
+    def _fraction(exc: Exception) -> float | None:
+        found = _LIMIT.search(getattr(exc, "message", ""))
+        if not found or int(found.group(2)) <= 0:
+            return None
+        return int(found.group(1)) / int(found.group(2))
+
+    def _fitting(self, batch: list[str]) -> np.ndarray:
+        """``batch``'s vectors, split and shortened until the server takes every request."""
+        try:
+            return self._request(batch)
+        except _TooLong as exc:
+            if len(batch) > 1:
+                half = len(batch) // 2
+                return np.vstack([self._fitting(batch[:half]), self._fitting(batch[half:])])
+            text = batch[0]
+            # Characters are not tokens: aim a tenth under the share the server named.
+            keep = int(len(text) * min((exc.fraction or 0.5) * 0.9, 0.9))
+            if keep < MIN_SHORTENED_CHARS:
+                raise EmbeddingError(
+                    f"openai embeddings failed ({self.model}): {exc.detail} (the text was "
+                    f"shortened to {len(text)} characters and still refused)"
+                ) from exc
+            # Lengths only: the text may be a private thought or an inner-voice question.
+            logger.warning("embed.input_shortened chars=%d kept=%d", len(text), keep)
+            return self._fitting([text[:keep]])
+
     def _describe(self, exc: Exception) -> str:
         import openai
 
@@ -97,6 +153,8 @@ class OpenAIEmbedder:
             try:
                 response = self._client.embeddings.create(**kwargs)
             except Exception as exc:
+                if self._too_long(exc):
+                    raise _TooLong(self._describe(exc), self._fraction(exc)) from exc
                 if not self._retryable(exc):
                     raise EmbeddingError(
                         f"openai embeddings failed ({self.model}): {self._describe(exc)}"
@@ -140,7 +198,7 @@ class OpenAIEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         matrix = np.vstack(
             [
-                self._request(list(texts[i : i + self.batch_size]))
+                self._fitting(list(texts[i : i + self.batch_size]))
                 for i in range(0, len(texts), self.batch_size)
             ]
         )
