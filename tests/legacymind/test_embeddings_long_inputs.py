@@ -69,7 +69,7 @@ def test_a_batch_over_the_request_total_is_split_in_halves_and_keeps_its_order(s
     np.testing.assert_allclose(vectors, hashed(texts), atol=1e-6)
     assert accepted_inputs(stub) == texts  # every text whole, each once
     sizes = [len(r["body"]["input"]) for r in stub.requests]
-    assert sizes[:3] == [30, 15, 7]  # refused, then halves until 80 tokens fit
+    assert sizes[:3] == [30, 15, 7]  # refused, then halves until 70 tokens fit
 
 
 def test_a_refusal_that_is_not_about_tokens_fails_at_once(stub):
