@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kg.api.search import KgSearchHit
 from legacymind.inputs import query_input
 from legacymind.schema import error
 from thoughts import selectors, services
@@ -157,13 +158,7 @@ class ChainOut(serializers.Serializer[Any]):
     root = ChainNodeOut()
 
 
-class SearchMemoryOut(serializers.Serializer[Any]):
-    kind = serializers.ChoiceField(choices=["entity", "observation"])
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    entity_type = serializers.CharField(allow_null=True)
-    description = serializers.CharField()
-    similarity = serializers.FloatField()
+class SearchMemoryOut(KgSearchHit):  # the KG search's hit, with its source and age
     source_thought_id = serializers.UUIDField(
         allow_null=True, help_text="Your thought this was drawn from; null if none, or not yours."
     )
