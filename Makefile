@@ -76,6 +76,7 @@ test: install system-deps setup lint typecheck pytest
 bench: install
 	$(TEST_ENV) $(PY) bench/retrieval.py
 	$(TEST_ENV) $(PY) bench/reembed.py
+	$(TEST_ENV) $(PY) bench/local_embed.py
 	$(TEST_ENV) $(PY) bench/kg_extract.py
 	$(TEST_ENV) EMBEDDING_PROVIDER=local $(PY) bench/crux.py
 
