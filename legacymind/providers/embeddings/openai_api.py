@@ -4,7 +4,6 @@ its wire format (``OPENAI_BASE_URL``)."""
 from __future__ import annotations
 
 import logging
-import math
 import re
 import threading
 import time
@@ -30,7 +29,7 @@ OPENAI_MAX_BATCH = 2048
 # otherwise, and a request over the per-request total (300,000 tokens) says tokens too.
 _TOO_LONG = re.compile(r"token", re.IGNORECASE)
 _LIMIT = re.compile(r"maximum context length is (\d+) tokens, however you requested (\d+) tokens")
-MIN_PIECE_CHARS = 64  # below this, splitting further would embed nothing worth having
+MIN_SHORTENED_CHARS = 64  # below this, shortening further would embed nothing worth having
 
 
 class _TooLong(EmbeddingError):
@@ -50,10 +49,9 @@ class OpenAIEmbedder:
 
     A thought may hold 100 KB, several times the model's input limit, and a batch of long texts
     may pass the per-request total: a request refused for its tokens is split in halves, and a
-    single text still refused is embedded in pieces of whole words that the server takes; its
-    vector is their mean, weighted by their lengths (OpenAI's cookbook does the same), so the
-    whole text is searchable. Before, one such text failed its think with a 503, and failed
-    every ``reembed`` at the same batch.
+    single text still refused is shortened (its vector is that of its beginning; the stored
+    text is untouched) until the server takes it. Before, one such text failed its think with
+    a 503, and failed every ``reembed`` at the same batch.
     """
 
     name = "openai"
@@ -119,29 +117,24 @@ class OpenAIEmbedder:
         return int(found.group(1)) / int(found.group(2))
 
     def _fitting(self, batch: list[str]) -> np.ndarray:
-        """``batch``'s vectors, each scaled by its text's length, the batch split and its texts
-        cut in pieces until the server takes every request. A text taken in pieces gets the sum
-        of its pieces' rows, however deep the cutting went: normalised (``embed``), the mean of
-        every piece's vector weighted by its length."""
+        """``batch``'s vectors, split and shortened until the server takes every request."""
         try:
-            vectors = normalise(self._request(batch).astype(np.float64))
-            return vectors * np.array([len(text) for text in batch], dtype=np.float64)[:, None]
+            return self._request(batch)
         except _TooLong as exc:
             if len(batch) > 1:
                 half = len(batch) // 2
                 return np.vstack([self._fitting(batch[:half]), self._fitting(batch[half:])])
             text = batch[0]
             # Characters are not tokens: aim a tenth under the share the server named.
-            count = math.ceil(1 / min((exc.fraction or 0.5) * 0.9, 0.9))
-            if len(text) / count < MIN_PIECE_CHARS:
+            keep = int(len(text) * min((exc.fraction or 0.5) * 0.9, 0.9))
+            if keep < MIN_SHORTENED_CHARS:
                 raise EmbeddingError(
-                    f"openai embeddings failed ({self.model}): {exc.detail} (a piece of "
-                    f"{len(text)} characters was still refused)"
+                    f"openai embeddings failed ({self.model}): {exc.detail} (the text was "
+                    f"shortened to {len(text)} characters and still refused)"
                 ) from exc
-            pieces = pieces_of(text, count)
             # Lengths only: the text may be a private thought or an inner-voice question.
-            logger.warning("embed.input_split chars=%d pieces=%d", len(text), len(pieces))
-            return self._fitting(pieces).sum(axis=0, keepdims=True)
+            logger.warning("embed.input_shortened chars=%d kept=%d", len(text), keep)
+            return self._fitting([text[:keep]])
 
     def _describe(self, exc: Exception) -> str:
         import openai
@@ -210,21 +203,3 @@ class OpenAIEmbedder:
             ]
         )
         return checked(self, normalise(matrix), len(texts))
-
-
-def pieces_of(text: str, count: int) -> list[str]:
-    """``text`` in ``count`` pieces of about the same length, or a few more, each cut at a space
-    (not inside a word, unless a word is over half a piece long), without the spaces between."""
-    size = max(1, math.ceil(len(text) / max(count, 1)))
-    pieces = []
-    start = 0
-    while start < len(text):
-        end = min(start + size, len(text))
-        if end < len(text):
-            space = max(text.rfind(c, start + size // 2, end + 1) for c in " \n\t")
-            end = space if space > start else end
-        piece = text[start:end].strip()
-        if piece:
-            pieces.append(piece)
-        start = end
-    return pieces
