@@ -38,8 +38,9 @@ def _spin_count_taken(**chosen: str) -> str:
     return taken.pop()
 
 
-def test_the_local_model_spins_3000_times_when_nothing_is_set():
-    assert _spin_count_taken() == "3000"
+@pytest.mark.parametrize("unset", [{}, {"GOMP_SPINCOUNT": "", "OMP_WAIT_POLICY": ""}])
+def test_the_local_model_spins_3000_times_when_nothing_is_set(unset):
+    assert _spin_count_taken(**unset) == "3000"
 
 
 @pytest.mark.parametrize(

@@ -26,8 +26,7 @@ def openmp_defaults() -> None:
     """Give torch's OpenMP GOMP_SPINCOUNT unless the operator has chosen how its threads wait
     (OMP_WAIT_POLICY or GOMP_SPINCOUNT). OpenMP reads these once, when torch loads it: this
     runs before the first import of torch."""
-    chosen = os.environ.get("OMP_WAIT_POLICY") or os.environ.get("GOMP_SPINCOUNT")
-    if chosen is None:
+    if not (os.environ.get("OMP_WAIT_POLICY") or os.environ.get("GOMP_SPINCOUNT")):
         os.environ["GOMP_SPINCOUNT"] = GOMP_SPINCOUNT
 
 
