@@ -77,6 +77,7 @@ bench: install
 	$(TEST_ENV) $(PY) bench/retrieval.py
 	$(TEST_ENV) $(PY) bench/reembed.py
 	$(TEST_ENV) $(PY) bench/local_embed.py
+	$(TEST_ENV) $(PY) bench/web_local.py
 	$(TEST_ENV) $(PY) bench/kg_extract.py
 	$(TEST_ENV) EMBEDDING_PROVIDER=local $(PY) bench/crux.py
 
