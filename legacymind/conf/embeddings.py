@@ -31,6 +31,9 @@ if EMBEDDING_PROVIDER == "local" and EMBEDDING_DIM not in (0, 384):
         f"EMBEDDING_DIM={EMBEDDING_DIM} but the local model is 384-d: unset it or set 384"
     )
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, low=1, high=2048)
+# The local model embeds single texts that threads send at the same moment as one batch
+# (legacymind/providers/embeddings/coalesce.py); 0 embeds each on its own.
+EMBEDDING_COALESCE = env.bool("EMBEDDING_COALESCE", default=True)
 EMBEDDING_TIMEOUT = env_float("EMBEDDING_TIMEOUT", 30.0, low=0.1, high=600)
 EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 4, low=0, high=10)
 SURR_EMBED_RPS = env_float("SURR_EMBED_RPS", 0.0, low=0.0, high=10000)  # 0: no limit

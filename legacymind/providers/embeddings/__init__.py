@@ -52,7 +52,9 @@ def build_provider(name: str | None = None) -> EmbeddingProvider:
             raise EmbeddingError(
                 f"EMBEDDING_DIM={settings.EMBEDDING_DIM} but the local model is 384-d"
             )
-        return LocalEmbedder(batch_size=settings.EMBEDDING_BATCH_SIZE)
+        return LocalEmbedder(
+            batch_size=settings.EMBEDDING_BATCH_SIZE, coalesce=settings.EMBEDDING_COALESCE
+        )
     if name == "openai":
         if not settings.OPENAI_API_KEY:
             raise EmbeddingError("EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY")
@@ -83,6 +85,7 @@ def get_provider() -> EmbeddingProvider:
         settings.EMBEDDING_MODEL,
         settings.EMBEDDING_DIM,
         settings.EMBEDDING_BATCH_SIZE,
+        settings.EMBEDDING_COALESCE,
         settings.OPENAI_API_KEY,
         settings.OPENAI_BASE_URL,
         settings.EMBEDDING_TIMEOUT,

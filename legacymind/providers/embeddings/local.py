@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from legacymind.providers.embeddings.base import EmbeddingError, checked
+from legacymind.providers.embeddings.coalesce import Coalescer
 
 LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_DIM = 384
@@ -37,10 +38,12 @@ class LocalEmbedder:
     model = LOCAL_MODEL
     dim = LOCAL_DIM
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, *, coalesce: bool = True) -> None:
         self.batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
+        # Single texts from several threads at once (gunicorn's, one per think) go together.
+        self.coalescer = Coalescer(self._encode, max_batch=batch_size) if coalesce else None
 
     def _load(self) -> Any:
         with self._lock:
@@ -66,9 +69,14 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) == 1 and self.coalescer is not None:
+            return checked(self, self.coalescer.one(texts[0])[None, :], 1)
+        return self._encode(list(texts))
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         model = self._load()
         matrix = model.encode(
-            list(texts),
+            texts,
             batch_size=self.batch_size,
             normalize_embeddings=True,
             convert_to_numpy=True,
