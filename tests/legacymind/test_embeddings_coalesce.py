@@ -32,6 +32,8 @@ class SlowModel:
         time.sleep(self.seconds)
         if self.fail in texts:
             raise EmbeddingError("the model failed")
+        if "ctrl-c" in texts:
+            raise KeyboardInterrupt
         return HASH.embed(texts)
 
 
@@ -44,7 +46,7 @@ def _from_threads(one: Callable[[str], np.ndarray], texts: list[str]) -> dict[st
         start.wait()
         try:
             out[text] = one(text)
-        except EmbeddingError as exc:
+        except BaseException as exc:  # what the thread's caller would see
             out[text] = exc
 
     threads = [threading.Thread(target=run, args=(text,)) for text in texts]
@@ -94,6 +96,21 @@ def test_an_error_reaches_the_threads_of_its_batch_and_the_next_batch_still_work
             assert isinstance(out[text], EmbeddingError)
         else:
             np.testing.assert_allclose(out[text], HASH.embed([text])[0])
+    np.testing.assert_allclose(coalescer.one("after"), HASH.embed(["after"])[0])
+
+
+def test_ctrl_c_during_a_batch_stops_the_thread_running_it_and_fails_the_others_cleanly():
+    model = SlowModel()
+    coalescer = Coalescer(model, max_batch=64)
+    texts = ["ctrl-c", *(f"text {i}" for i in range(7))]
+
+    out = _from_threads(coalescer.one, texts)
+
+    stopped = next(call for call in model.calls if "ctrl-c" in call)
+    outcomes = [out[text] for text in stopped]
+    assert sum(isinstance(o, KeyboardInterrupt) for o in outcomes) == 1  # the one running it
+    others = [o for o in outcomes if not isinstance(o, KeyboardInterrupt)]
+    assert all(isinstance(o, EmbeddingError) and "interrupted" in str(o) for o in others)
     np.testing.assert_allclose(coalescer.one("after"), HASH.embed(["after"])[0])
 
 

@@ -70,9 +70,17 @@ class Coalescer:
         if vectors is not None and len(vectors) != len(batch):
             error = EmbeddingError(f"{len(vectors)} vectors came back for {len(batch)} texts")
             vectors = None
+        # Ctrl-C or an exit stops the thread it reached; the batch's other threads get an error.
+        shared = error if error is None or isinstance(error, Exception) else _interrupted()
         with self._cond:
             for i, slot in enumerate(batch):
                 slot.vector = vectors[i] if vectors is not None else None
-                slot.error, slot.done = error, True
+                slot.error, slot.done = shared, True
             self._busy = False
             self._cond.notify_all()
+        if error is not None and shared is not error:
+            raise error
+
+
+def _interrupted() -> EmbeddingError:
+    return EmbeddingError("the batch this text was in was interrupted; nothing was embedded")
