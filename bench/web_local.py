@@ -48,7 +48,10 @@ from _think_data import HINT, entity_names, load, query_texts  # noqa: E402
 from _think_load import bench_token, gunicorn_label, start_worker, throughput  # noqa: E402
 
 from legacymind.providers.embeddings import get_provider  # noqa: E402
-from legacymind.providers.embeddings.local import GOMP_SPINCOUNT  # noqa: E402
+from legacymind.providers.embeddings.local import (  # noqa: E402
+    GOMP_SPINCOUNT,
+    OPENMP_OWN_SPINCOUNT,
+)
 
 # What each pass adds to the environment gunicorn starts with: (label, variables).
 COMPARISONS = {
@@ -58,7 +61,10 @@ COMPARISONS = {
     ),
     "spincount": (
         (f"ours (GOMP_SPINCOUNT {GOMP_SPINCOUNT})", {}),
-        ("baseline (OpenMP's default, 300000)", {"GOMP_SPINCOUNT": "300000"}),
+        (
+            f"baseline (OpenMP's default, {OPENMP_OWN_SPINCOUNT})",
+            {"GOMP_SPINCOUNT": OPENMP_OWN_SPINCOUNT},
+        ),
     ),
 }
 

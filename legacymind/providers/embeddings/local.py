@@ -21,6 +21,7 @@ LOCAL_DIM = 384
 # a batch beside one busy CPU ran at a third of the model's speed alone, not half. At 3,000 it
 # ran at half, and texts alone embedded as fast as with the default (bench/local_embed.py).
 GOMP_SPINCOUNT = "3000"
+OPENMP_OWN_SPINCOUNT = "300000"  # GNU OpenMP's when nothing is set: the benches' baseline
 
 
 def openmp_defaults() -> None:
@@ -70,7 +71,7 @@ class LocalEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if len(texts) == 1 and self.coalescer is not None:
-            return checked(self, self.coalescer.one(texts[0])[None, :], 1)
+            return self.coalescer.one(texts[0])[None, :]  # a row of a batch _encode checked
         return self._encode(list(texts))
 
     def _encode(self, texts: list[str]) -> np.ndarray:
