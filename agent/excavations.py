@@ -9,17 +9,16 @@ from django.utils import timezone
 from agent.engine.answers import answer_table, statement
 from agent.engine.archetypes import BY_KEY
 from agent.engine.beliefs import embed, seed_nodes
-from agent.engine.guard import distress_gate
 from agent.engine.infotheory import bounded_update, normalise
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, lint
 from agent.errors import (
     AnswerMismatch,
     ExcavationIncomplete,
-    GuardrailTriggered,
     IntegrityMismatch,
     StateComplete,
 )
 from agent.integrity import sign, verify
+from agent.safety import Assessment, assess, notice, refuse_at_risk
 from agent.schemas import (
     AskUserAction,
     CruxHypothesis,
@@ -67,15 +66,12 @@ def _probe(state: ExcavationState) -> Probe:
     )
 
 
+CONCERN = "safety_concern"  # exit flag: the detector found a concern in this excavation
+
+
 def excavation_start(*, entry: JournalEntry, client_id: str) -> ExcavationResponse:
-    gate = distress_gate(entry.text)
-    if gate.fired:
-        raise GuardrailTriggered(
-            "The entry suggests you may be in danger; use /v3/agent/act, which "
-            "returns crisis resources, or call or text 988 (US).",
-            fields={"journal_entry.text": ["Suggests a risk of harm; see detail for help."]},
-            extra={"guardrail": gate.level},
-        )
+    safety = assess([entry.text], where="excavation")
+    refuse_at_risk(safety, field="journal_entry.text", what="entry")
     nodes = seed_nodes(entry.text)[:4]
     weights = normalise({str(n.node_id): n.priors or 0.0 for n in nodes})
     state = ExcavationState(
@@ -90,10 +86,14 @@ def excavation_start(*, entry: JournalEntry, client_id: str) -> ExcavationRespon
             for n in nodes
         ],
     )
+    if safety.concern:
+        state.exit_flags[CONCERN] = True
     state.last_probe = _probe(state)
     state.revision = 1
     sign(state, client_id=client_id)
-    return ExcavationResponse(complete=False, state=state, probe=state.last_probe)
+    return ExcavationResponse(
+        complete=False, state=state, probe=state.last_probe, safety=notice(safety)
+    )
 
 
 def excavation_step(
@@ -112,16 +112,16 @@ def excavation_step(
             fields={"expected_probe_id": ["Does not match the open probe."]},
             extra={"expected": str(probe.probe_id) if probe else None},
         )
-    gate = distress_gate(user_reply)
-    if gate.fired:
-        raise GuardrailTriggered(
-            "The reply suggests you may be in danger. Please call or text 988 "
-            "(US), text HOME to 741741, call emergency services, or see "
-            "findahelpline.com.",
-            fields={"user_reply": ["Suggests a risk of harm; see detail for help."]},
-            extra={"guardrail": gate.level},
-        )
     options = probe.quick_options or [NOT_SURE]
+    safety = Assessment("none", None)
+    if user_reply.strip().lower() not in {o.lower() for o in options}:
+        safety = assess([user_reply], where="excavation")
+        if safety.concern and state.exit_flags.get(CONCERN):  # a second sign: they cluster
+            safety = Assessment("risk", safety.category)
+        refuse_at_risk(safety, field="user_reply", what="reply")
+    if safety.concern or state.exit_flags.get(CONCERN):
+        state.exit_flags[CONCERN] = True
+        safety = safety if safety.concern else Assessment("concern", None)
     lowered = [o.lower() for o in options]
     if user_reply.strip().lower() in lowered:
         index = lowered.index(user_reply.strip().lower())
@@ -178,10 +178,16 @@ def excavation_step(
     if reason is None:
         state.last_probe = _probe(state)
         sign(state, client_id=client_id)
-        return ExcavationResponse(complete=False, state=state, probe=state.last_probe)
+        return ExcavationResponse(
+            complete=False, state=state, probe=state.last_probe, safety=notice(safety)
+        )
     top.status = "confirmed"
     state.last_probe = None
-    state.exit_flags = {"complete": True, reason: True}
+    state.exit_flags = {
+        "complete": True,
+        reason: True,
+        **({CONCERN: True} if safety.concern else {}),
+    }
     result = ExcavationResult(
         confirmed_crux=top,
         secondary_themes=[h for h in ranked[1:] if h.confirmations >= 1],
@@ -198,7 +204,7 @@ def excavation_step(
         ),
     )
     sign(state, client_id=client_id)
-    return ExcavationResponse(complete=True, state=state, result=result)
+    return ExcavationResponse(complete=True, state=state, result=result, safety=notice(safety))
 
 
 def completed_result(*, state: ExcavationState, client_id: str) -> ExcavationResult:

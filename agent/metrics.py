@@ -42,7 +42,16 @@ ENTROPY_REDUCTION = Histogram(
     "Entropy of the belief state removed by a turn (bits)",
     buckets=(0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0),
 )
-GUARDRAIL = Counter("agent_guardrail_total", "Distress gate firings", ["level", "where"])
+GUARDRAIL = Counter(
+    "agent_guardrail_total", "Turns stopped by the distress gate", ["level", "where"]
+)
+# Every detection of the distress detector (agent.safety), by level (concern | risk), warning-sign
+# category and the door that read the text; never the text.
+DISTRESS = Counter(
+    "agent_distress_detections_total",
+    "Distress detections by level and warning-sign category",
+    ["level", "category", "where"],
+)
 
 
 def observe_turn(

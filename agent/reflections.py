@@ -11,6 +11,7 @@ import re
 from pydantic import ValidationError
 
 from agent.engine.archetypes import BY_KEY, cue_hits, cue_scores
+from agent.safety import assess, notice, refuse_at_risk
 from agent.schemas import JournalEntry, Perspective, Perspectives, Prophecy, Reflection
 from legacymind.providers import chat
 
@@ -167,6 +168,15 @@ def _json_object(text: str) -> dict:
 
 
 def reflection_create(*, entry: JournalEntry, focus: str | None = None) -> Reflection:
+    """Refused at risk (crisis resources instead); at concern the reflection carries them."""
+    safety = assess([entry.text], where="reflection")
+    refuse_at_risk(safety, field="journal_entry.text", what="entry")
+    reflection = _reflection(entry, focus=focus)
+    reflection.safety = notice(safety)
+    return reflection
+
+
+def _reflection(entry: JournalEntry, *, focus: str | None) -> Reflection:
     """Chat provider first; the offline composer when none answers or its answer is invalid."""
     prompt = f"Journal entry:\n{entry.text}\n"
     if focus:

@@ -137,6 +137,8 @@ class AgentState(_Model):
     last_action: Action | None = None
     budget_used: int = Field(default=0, ge=0)
     exit_flags: dict[str, bool] = {}
+    # The warning-sign category of a concern the distress detector found (never the words).
+    safety_category: str | None = Field(default=None, max_length=40)
 
 
 class ConfirmedCrux(_Model):
@@ -155,6 +157,20 @@ class CrisisResource(_Model):
     name: str
     contact: str
     region: str
+
+
+SafetyLevel = Literal["none", "concern", "risk"]
+
+
+class SafetyNotice(_Model):
+    """What the distress detector found in what the writer wrote: the level and the
+    warning-sign category, never the words. ``concern``: show the message and resources
+    calmly, then let the writer go on; ``risk``: the loop stopped (exit_reason guardrail)."""
+
+    level: SafetyLevel = "none"
+    category: str | None = None
+    message: str | None = None
+    crisis_resources: list[CrisisResource] = []
 
 
 class AgentResult(_Model):
@@ -187,6 +203,7 @@ class AgentActResponse(_Model):
     state: AgentState
     action: Action | None = None
     result: AgentResult | None = None
+    safety: SafetyNotice = Field(default_factory=SafetyNotice)
 
 
 # --- v1 reflections -----------------------------------------------------------------------------
@@ -232,6 +249,7 @@ class Reflection(_Model):
     prophecy: Prophecy
     # Who wrote it: "cli" / "grok" (chat chain) or "offline-composer" (deterministic fallback).
     provider: str = "offline-composer"
+    safety: SafetyNotice = Field(default_factory=SafetyNotice)
 
 
 class ReflectionRequest(_Model):
@@ -304,6 +322,7 @@ class ExcavationResponse(_Model):
     state: ExcavationState
     probe: Probe | None = None
     result: ExcavationResult | None = None
+    safety: SafetyNotice = Field(default_factory=SafetyNotice)
 
 
 class V2ReflectionRequest(_Model):

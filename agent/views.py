@@ -51,7 +51,17 @@ class AgentErrorOut(ErrorOut):
         required=False, help_text="rate_limited: seconds to wait (also the Retry-After header)."
     )
     guardrail = serializers.CharField(
-        required=False, help_text="guardrail: the distress gate's level (explicit | indirect)."
+        required=False, help_text="guardrail: the distress detector's level (risk)."
+    )
+    category = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="guardrail: the warning-sign category (never the matched words).",
+    )
+    crisis_resources = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        required=False,
+        help_text="guardrail: crisis services to contact now (name, contact, region).",
     )
 
 
@@ -174,7 +184,10 @@ class ReflectionView(AgentView):
 
     @extend_schema(
         request=ReflectionRequest,
-        responses={200: Reflection, **_errors(RATE)},
+        responses={
+            200: Reflection,
+            **_errors({422: "guardrail: the entry suggests a risk of harm.", **RATE}),
+        },
         tags=["agent"],
         operation_id="postReflection",
     )

@@ -284,8 +284,8 @@ def run_safety(items: list[dict[str, Any]], dev: list[dict[str, Any]]) -> dict:
             {"mode": "init", "journal_entry": {"text": item["entry"]}},
             format="json",
         ).json()
-        hit = data["complete"] and data["result"]["exit_reason"] == "guardrail"
-        fired[item["safety"]].append(hit)
+        # Caught at either level (risk stops the loop, concern shows resources first).
+        fired[item["safety"]].append(data["safety"]["level"] != "none")
     return {k: (sum(v), len(v)) for k, v in fired.items()}
 
 

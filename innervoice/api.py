@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agent.safety import notice
 from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, AskResult, inner_voice_ask
@@ -106,6 +107,25 @@ class ThreadRefOut(serializers.Serializer[Any]):
     position = serializers.IntegerField(help_text="This exchange's position in the thread.")
 
 
+class CrisisResourceOut(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    contact = serializers.CharField()
+    region = serializers.CharField()
+
+
+class SafetyOut(serializers.Serializer[Any]):
+    level = serializers.ChoiceField(
+        choices=["none", "concern", "risk"],
+        help_text="The distress detector's reading of the question: show the resources beside "
+        "the answer unless none.",
+    )
+    category = serializers.CharField(
+        allow_null=True, help_text="The warning-sign category; never the matched words."
+    )
+    message = serializers.CharField(allow_null=True)
+    crisis_resources = CrisisResourceOut(many=True)
+
+
 class InnerVoiceOut(serializers.Serializer[Any]):
     answer = serializers.CharField()
     synth_thought_id = serializers.CharField()
@@ -119,6 +139,7 @@ class InnerVoiceOut(serializers.Serializer[Any]):
     embedding_dim = serializers.IntegerField()
     extracted = ExtractedOut()
     thread = ThreadRefOut()
+    safety = SafetyOut()
 
 
 def _ref(thought_id: Any) -> str:
@@ -148,6 +169,7 @@ def ask_response(result: AskResult) -> dict[str, Any]:
             "topic": result.thread.topic,
             "position": result.position,
         },
+        "safety": notice(result.safety).model_dump(),
     }
 
 

@@ -20,6 +20,7 @@ from django.urls import path, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from agent.safety import Assessment, notice
 from innervoice import selectors, submissions
 from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
@@ -113,7 +114,10 @@ def ask(request: HttpRequest) -> HttpResponse:
             continued = None
         return _form_again(request, continued, form, PageError(message, status=exc.status_code))
     url = reverse("inner-voice-page-thread", args=[result.thread.id])
-    answer = f"{url}?asked={result.position}#exchange-{result.position}"
+    # The question is not kept anywhere, so its safety level travels in the address (a level,
+    # never words): the thread page shows the resources beside the answer.
+    safety = f"&safety={result.safety.level}" if result.safety.level != "none" else ""
+    answer = f"{url}?asked={result.position}{safety}#exchange-{result.position}"
     once.done(answer)
     return HttpResponseRedirect(answer)
 
@@ -226,11 +230,19 @@ def _thread(
         "thread": own,
         "exchanges": page,
         "asked": request.GET.get("asked", ""),
+        "safety": _safety(request.GET.get("safety", "")),
         "query_max": QUERY_MAX,
         "ask_token": new_token(),
         **context,
     }
     return render(request, "innervoice/thread.html", context, status=status)
+
+
+def _safety(level: str) -> dict[str, Any] | None:
+    """The notice for the level the ask left in the address (anything else shows none)."""
+    if level not in ("concern", "risk"):
+        return None
+    return notice(Assessment(level, None)).model_dump()
 
 
 urlpatterns = [

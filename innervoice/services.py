@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from agent.safety import NONE, Assessment, assess
 from innervoice import compose
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.retrieval import Selection, snippets_select
@@ -77,6 +78,9 @@ class AskResult:
     extracted: Extracted
     thread: DialogueThread
     position: int
+    # The distress detector's reading of the question (level and category, never its words):
+    # the answer is shown with crisis resources beside it when it is not "none".
+    safety: Assessment = NONE
 
 
 @dataclass(frozen=True)
@@ -269,6 +273,7 @@ def inner_voice_ask(*, owner: Any, params: AskParams) -> AskResult:
 
 def _ask(*, owner: Any, params: AskParams) -> AskResult:
     started = time.monotonic()
+    safety = assess([params.query], where="inner_voice")
     _check_previous(owner=owner, thought_id=params.previous_thought_id)
     plan = _thread_plan(owner=owner, params=params)
 
@@ -384,4 +389,5 @@ def _ask(*, owner: Any, params: AskParams) -> AskResult:
         extracted=extracted,
         thread=thread,
         position=last + 1,
+        safety=safety,
     )

@@ -29,6 +29,13 @@ def _no_chat_providers(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_distress_model_check(settings: object) -> None:
+    """The distress detector's chat-model layer stays off unless a test turns it on: tests that
+    configure a chat model for something else count that model's requests."""
+    settings.DISTRESS_MODEL_CHECK = "off"  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def openai_stub() -> Iterator[OpenAIStub]:
     stub = OpenAIStub().start()

@@ -21,10 +21,10 @@ from agent.engine.beliefs import (
     write_beliefs,
 )
 from agent.engine.confidence import reported_confidence
-from agent.engine.guard import CRISIS_MESSAGE, CRISIS_RESOURCES, distress_gate
 from agent.engine.policy import answer_history, enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
+from agent.safety import CRISIS_MESSAGE, CRISIS_RESOURCES, Assessment, assess, notice
 from agent.schemas import (
     MAX_REPLY,
     AgentActResponse,
@@ -40,6 +40,7 @@ from agent.schemas import (
     StopAction,
 )
 
+CONCERN = "safety_concern"  # exit flag: the detector found a concern earlier in this session
 FREE_TEXT_MATCH = 0.6  # cosine a free-text answer needs to count as one of the options
 
 
@@ -52,7 +53,7 @@ class TurnOutcome:
     entropy_after: float = 0.0
     top2: list[float] = field(default_factory=list)
     merges: int = 0
-    guard_level: str = "none"
+    guard_level: str = "none"  # "risk" when the distress detector stopped the loop
 
     @property
     def action_type(self) -> str:
@@ -71,9 +72,13 @@ def turn_seed(state_id: UUID, revision: int) -> int:
 def start(entry: JournalEntry) -> TurnOutcome:
     state = AgentState(journal_entry=entry, belief_state=BeliefState())
     seed = turn_seed(state.state_id, 0)
-    gate = distress_gate(entry.text)
-    if gate.fired:
-        return _guardrail(state, seed, gate.level)
+    safety = assess([entry.text], where="act_init")
+    if safety.risk:
+        return _guardrail(state, seed, safety)
+    if safety.concern:
+        # Signed with the state, so every later turn keeps showing the resources.
+        state.exit_flags[CONCERN] = True
+        state.safety_category = safety.category
     state.belief_state.nodes = seed_nodes(entry.text)
     summary = "seeded " + ", ".join(n.archetype for n in state.belief_state.nodes)
     state.evidence_log.append(
@@ -89,7 +94,15 @@ def start(entry: JournalEntry) -> TurnOutcome:
         )
     )
     before = recompute(state)
-    return _advance(state, seed, before)
+    return _with_notice(_advance(state, seed, before))
+
+
+def _with_notice(outcome: TurnOutcome) -> TurnOutcome:
+    """A turn that goes on after a concern carries it, calmly, on every later response."""
+    state = outcome.response.state
+    if state.exit_flags.get(CONCERN) and outcome.guard_level == "none":
+        outcome.response.safety = notice(Assessment("concern", state.safety_category))
+    return outcome
 
 
 def _answer_to(user_event: dict[str, Any] | None) -> UUID | None:
@@ -118,7 +131,7 @@ def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
                 "There is no open question to answer in this state.",
                 fields={"user_event.answer_to": ["There is no open question to answer."]},
             )
-        return _advance(state, seed, recompute(state))
+        return _with_notice(_advance(state, seed, recompute(state)))
     if not user_event or answer_to is None:
         missing = "user_event.answer_to" if user_event else "user_event"
         raise AnswerRequired(
@@ -141,12 +154,18 @@ def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
                 ]
             },
         )
-    gate = distress_gate(value)
-    if gate.fired:
-        return _guardrail(state, seed, gate.level)
+    own_words = value.strip().lower() not in {o.lower() for o in pending.quick_options or []}
+    if own_words:  # a quick option is the agent's wording, not the writer's
+        safety = assess([value], where="act_answer")
+        # A second sign after an earlier concern: warning signs that cluster are a risk.
+        if safety.risk or (safety.concern and state.exit_flags.get(CONCERN)):
+            return _guardrail(state, seed, Assessment("risk", safety.category))
+        if safety.concern:
+            state.exit_flags[CONCERN] = True
+            state.safety_category = safety.category
     before = recompute(state)
     state.evidence_log.append(_answer_evidence(state, pending, value.strip()))
-    return _advance(state, seed, before)
+    return _with_notice(_advance(state, seed, before))
 
 
 def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Evidence:
@@ -288,7 +307,7 @@ def _finish(
     )
 
 
-def _guardrail(state: AgentState, seed: int, level: str) -> TurnOutcome:
+def _guardrail(state: AgentState, seed: int, safety: Assessment) -> TurnOutcome:
     result = AgentResult(
         confirmed_crux=None,
         reasoning_trail="Stop(guardrail): the distress gate fired; no further questions.",
@@ -297,7 +316,8 @@ def _guardrail(state: AgentState, seed: int, level: str) -> TurnOutcome:
         message=CRISIS_MESSAGE,
     )
     outcome = _complete(state, result, seed, 0.0, 0.0, [])
-    outcome.guard_level = level
+    outcome.guard_level = "risk"
+    outcome.response.safety = notice(safety)
     return outcome
 
 
@@ -312,7 +332,11 @@ def _complete(
     stop = StopAction(exit_reason=result.exit_reason)
     state.revision += 1
     state.last_action = stop
-    state.exit_flags = {"complete": True, result.exit_reason: True}
+    state.exit_flags = {
+        "complete": True,
+        result.exit_reason: True,
+        **({CONCERN: True} if state.exit_flags.get(CONCERN) else {}),
+    }
     response = AgentActResponse(complete=True, state=state, action=stop, result=result)
     return TurnOutcome(
         response=response, seed=seed, entropy_before=h_before, entropy_after=h_after, top2=top2

@@ -49,6 +49,10 @@ AGENT_IDEMPOTENCY_TTL = env_int("AGENT_IDEMPOTENCY_TTL", 120, low=1, high=86400)
 AGENT_POLICY = env_choice("AGENT_POLICY", "eig", ("eig", "random"))
 AGENT_ENABLE_CLUSTER_SPECTRAL = env_bool("AGENT_ENABLE_CLUSTER_SPECTRAL", False)
 
+# Distress detector (agent.safety): the chat model as a third layer. auto: when the environment
+# names a chat model (IV_CLI_CMD, IV_SYNTH_CLI_CMD or GROK_API_KEY); on: always try; off: never.
+DISTRESS_MODEL_CHECK = env_choice("DISTRESS_MODEL_CHECK", "auto", ("auto", "on", "off"))
+
 # v2 excavations
 EXCAVATION_TAU_HIGH = env_float("EXCAVATION_TAU_HIGH", 0.80, low=0.0, high=1.0)
 EXCAVATION_DELTA_GAP = env_float("EXCAVATION_DELTA_GAP", 0.25, low=0.0, high=1.0)

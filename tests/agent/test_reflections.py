@@ -206,7 +206,8 @@ def test_v2_excavation_refuses_a_distressed_entry_with_resources(client):
     assert "988" in response.json()["detail"]
     fields = response.json()["fields"]
     assert list(fields) == ["journal_entry.text"] and isinstance(fields["journal_entry.text"], list)
-    assert response.json()["guardrail"] in ("explicit", "indirect")
+    assert response.json()["guardrail"] == "risk"
+    assert response.json()["category"] == "explicit" and response.json()["crisis_resources"]
 
 
 def test_v2_reflection_from_a_completed_excavation(client):

@@ -16,7 +16,15 @@ ENTRY = (
     "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
     "everything and help, and then I'm angry at myself for having no limits at all."
 )
-needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+# A browser test that cannot start a browser fails: a skipped page test would let a broken page
+# pass `make test` (which installs chromium when it runs as root).
+needs_chromium = pytest.mark.usefixtures("chromium_present")
+
+
+@pytest.fixture
+def chromium_present() -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: apt-get install chromium")
 
 
 @pytest.fixture

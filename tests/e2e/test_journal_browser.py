@@ -38,3 +38,41 @@ def test_write_entry_answer_questions_and_see_the_crux(
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     page.click("#again")
     page.wait_for_selector("#entry")
+
+
+def test_a_concern_shows_the_resources_first_and_the_writer_chooses_to_go_on(
+    page: Any, live_server: Any
+) -> None:
+    from tests.agent.test_distress_doors import CONCERN_ENTRY
+
+    sign_in(page, live_server)
+    page.fill("#entry", CONCERN_ENTRY)
+    page.click("#start")
+    page.wait_for_selector("#safety")
+    notice = page.locator("#safety")
+    assert notice.get_attribute("data-level") == "concern"
+    assert "988" in notice.inner_text() and "findahelpline.com" in notice.inner_text()
+    # The question waits until the writer chooses to go on.
+    assert not page.locator("#question-form").is_visible()
+    page.click("#continue")
+    assert page.locator("#question-form").is_visible()
+    assert page.locator("#safety").is_visible()  # the resources stay on the page
+    page.locator("button.option").first.click()
+    page.wait_for_load_state()
+    assert page.locator("#safety").get_attribute("data-level") == "concern"
+
+
+def test_a_risk_stops_with_the_crisis_resources_and_no_question(
+    page: Any, live_server: Any
+) -> None:
+    from tests.agent.test_distress_doors import RISK_ENTRY
+
+    sign_in(page, live_server)
+    page.fill("#entry", RISK_ENTRY)
+    page.click("#start")
+    page.wait_for_selector("#crisis")
+    notice = page.locator("#safety")
+    assert notice.get_attribute("data-level") == "risk"
+    assert notice.get_attribute("role") == "alert"
+    assert "988" in notice.inner_text() and "Text HOME to 741741" in notice.inner_text()
+    assert page.locator("#question-form").count() == 0 and page.locator("#crux").count() == 0

@@ -35,6 +35,7 @@ __all__ = [
     "fields_for",
     "get_provider",
     "hash_bucket",
+    "local_provider",
     "provenance",
     "warm_up",
 ]
@@ -92,6 +93,22 @@ def get_provider() -> EmbeddingProvider:
         settings.EMBEDDING_MAX_RETRIES,
         settings.SURR_EMBED_RPS,
     )
+
+
+def local_provider() -> LocalEmbedder:
+    """The local sentence model, whatever ``EMBEDDING_PROVIDER`` is: readers that judge meaning
+    (the distress detector) need it even where rows are embedded by hash or a remote model. The
+    configured provider is reused when it is the local one, so the model loads once."""
+    provider = get_provider()
+    if isinstance(provider, LocalEmbedder):
+        return provider
+    return _local(settings.EMBEDDING_BATCH_SIZE, settings.EMBEDDING_COALESCE)
+
+
+@lru_cache(maxsize=2)
+def _local(batch_size: int, coalesce: bool) -> LocalEmbedder:
+    # Built directly, not by build_provider: EMBEDDING_DIM describes the configured provider.
+    return LocalEmbedder(batch_size=batch_size, coalesce=coalesce)
 
 
 def warm_up() -> float | None:

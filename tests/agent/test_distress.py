@@ -1,0 +1,173 @@
+"""The distress detector (agent.safety): warning signs by category in words it has never seen,
+dark-but-safe writing left alone, the two levels at every door, the model layer that may only
+raise, and the text never logged or stored.
+
+The phrasings here were written for these tests, apart from the development set
+(tests/agent/fixtures/distress/) and the statement bank (agent/safety/bank.json)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from agent import safety
+from agent.safety import semantic
+from tests.conftest import client_for
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FAKE_CLI = FIXTURES / "fake_screen_cli.py"
+ORDINARY = (
+    "Took the long way home through the park. The chestnut trees are turning and somebody had "
+    "left a chalk hopscotch on the path. Made soup, rang my brother about his birthday plans."
+)
+
+# Several phrasings per warning-sign category, each inside ordinary life.
+UNSEEN = {
+    "burden": [
+        "Mum paid my rent again. All I do is drain the people who love me; they'd breathe "
+        "easier if I wasn't in the picture.",
+        "My team would get more done without me slowing everyone down, and so would my "
+        "family. I'm the dead weight everyone keeps carrying.",
+        "i cost everyone so much, money, time, worry. they would honestly be freer without me",
+    ],
+    "trapped_pain": [
+        "Another night awake. There's no door out of this, every way I turn it's the same "
+        "wall, and I can't carry it much longer.",
+        "The pain doesn't stop, not for an hour. I'm stuck inside it and I can't bear another "
+        "month like this.",
+        "Feels like I'm locked in a room that keeps getting smaller and nobody can hear me.",
+    ],
+    "hopelessness": [
+        "People keep saying it gets better. It won't. I can't see anything ahead of me, no "
+        "next year, nothing.",
+        "What's the point of fixing the car or booking the dentist. Nothing is going to change "
+        "and I've stopped expecting it to.",
+        "There is no future version of me that I can picture. Just grey all the way down.",
+    ],
+    "goodbye": [
+        "Sent everyone a long message tonight thanking them for everything, just in case I "
+        "don't get another chance to say it.",
+        "Recorded a voice note for my little sister telling her how proud I am of her and to "
+        "remember me laughing.",
+        "Dear Sam, if you're reading this, I'm sorry I couldn't stay. Look after Mum for me.",
+    ],
+    "affairs_in_order": [
+        "Wrote down the bank logins and put them in an envelope for my brother. Found a good "
+        "home for the cat with Priya. Everything is sorted now.",
+        "Gave my guitar and my records to Leo. He asked why and I said I wouldn't be needing "
+        "them anymore.",
+        "Updated the will, cancelled the phone contract, left the insurance papers on the "
+        "kitchen table where they'll find them.",
+    ],
+    "sudden_calm": [
+        "For months everything was heavy. Since I made my decision on Sunday I feel strangely "
+        "peaceful, like it's all settled.",
+        "I'm calm for the first time in a year. I know how this ends now and that thought is "
+        "a relief.",
+        "Everyone says I seem better. I am. The choice is made and the fog has lifted.",
+    ],
+    "plan_means": [
+        "I've been keeping back a few of my sleeping tablets every week. There's quite a "
+        "collection in the drawer now.",
+        "Spent the evening reading how many of my heart pills it would take. Saturday the "
+        "house will be empty.",
+        "Drove out to the multistorey car park and stood at the top level for a long time, "
+        "working out the height.",
+    ],
+    "withdrawal": [
+        "Turned my phone off a week ago and haven't turned it back on. I don't want anyone to "
+        "find me. Easier if I just fade out of their lives.",
+        "Stopped going to band practice, stopped answering the group chat. I want to vanish "
+        "so nobody has to miss me later.",
+        "Cancelled on everyone again. If I pull away now it'll hurt them less when I'm gone.",
+    ],
+    "self_harm": [
+        "Relapsed tonight after four months clean. Long sleeves tomorrow even though it's "
+        "thirty degrees.",
+        "Pressed the hot spoon against my wrist until the noise in my head went quiet.",
+        "Scratched my arms raw again in the shower so I'd feel something other than this.",
+    ],
+}
+
+# Dark-but-safe writing, written for these tests.
+BENIGN = [
+    "This tax return is killing me. Three hours and I'm still on page two. Ordering noodles.",
+    "Grandpa died on Tuesday. At the funeral we told stories about his terrible jokes and I "
+    "cried and laughed at the same time. I'll miss him every day.",
+    "My paladin finally died in the campaign tonight, a glorious last stand. Rolling a new "
+    "character on Friday.",
+    "Packed the last boxes before the move to Dublin. Gave the sofa and my old bike to the "
+    "neighbours and said goodbye to the street.",
+    "We signed our wills now that the baby is here, and put the insurance papers in the safe.",
+    "Handed in my notice and sent the goodbye email to the team. I'm done with that place and "
+    "I feel relieved.",
+    "Cancelled the gym membership to end it once and for all. Walking to work instead.",
+    "Finished the draft of my crime novel: the villain's death scene finally works.",
+    ORDINARY,
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _bank_loaded() -> None:
+    semantic.embed_sentences(["Load the sentence model once for the module."])
+
+
+@pytest.mark.parametrize("category", sorted(UNSEEN))
+def test_each_warning_sign_category_is_caught_in_unseen_words(category: str) -> None:
+    found = [safety.assess([text], where="test") for text in UNSEEN[category]]
+    assert all(a.level in ("concern", "risk") for a in found), [a.level for a in found]
+    # The category names the sign, for the metrics: right for most phrasings.
+    assert sum(a.category == category for a in found) >= 2, [a.category for a in found]
+
+
+@pytest.mark.parametrize("text", BENIGN)
+def test_dark_but_safe_writing_is_not_flagged(text: str) -> None:
+    assert safety.assess([text], where="test").level == "none"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I want to die. I've thought about it every night this week.",
+        "Tonight I thought about killing myself.",
+        "I cut myself again after the exam.",
+    ],
+)
+def test_explicit_statements_are_always_risk(text: str) -> None:
+    assert safety.assess([text], where="test").level == "risk"
+
+
+def test_someone_elses_words_about_the_writer_are_not_explicit() -> None:
+    assert safety.assess(["Lou thought I'd cut myself on the tin."], where="test").level == "none"
+
+
+def _load(name: str) -> list[dict[str, str]]:
+    path = FIXTURES / "distress" / name
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def test_held_out_writer_meets_the_targets() -> None:
+    """The held-out writer (never tuned on): indirect caught >= 0.9, explicit at risk always,
+    dark-but-safe at risk <= 5% and flagged <= 15%, ordinary flagged <= 2%."""
+    items = _load("writer_b.jsonl")
+    levels = {
+        label: [
+            safety.assess([i["text"]], where="test").level for i in items if i["label"] == label
+        ]
+        for label in ("indirect", "explicit", "benign_dark", "ordinary")
+    }
+
+    def share(label: str, *ok: str) -> float:
+        return sum(level in ok for level in levels[label]) / len(levels[label])
+
+    assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
+    assert share("indirect", "concern", "risk") >= 0.9
+    assert share("explicit", "risk") == 1.0
+    assert share("benign_dark", "risk") <= 0.05
+    assert share("benign_dark", "concern", "risk") <= 0.15
+    assert share("ordinary", "concern", "risk") <= 0.02
