@@ -97,11 +97,10 @@ def report(name: str, items: list[dict[str, Any]], found: list[str]) -> None:
 
 def fit() -> None:
     items = training_items()
+    readings = [semantic.read_texts([i["text"]]) for i in items]
     entries = [
-        training.Example(
-            i["writer"], i["label"], i["category"], semantic.embed_sentences([i["text"]])
-        )
-        for i in items
+        training.Example(i["writer"], i["label"], i["category"], r.sentences, r.whole)
+        for i, r in zip(items, readings, strict=True)
     ]
     explicit = np.array([explicit_match(i["text"]) is not None for i in items])
     model, params, chances = training.fit(entries, explicit)

@@ -49,7 +49,8 @@ class Example:
     writer: str
     label: str
     category: str
-    vectors: np.ndarray
+    vectors: np.ndarray  # its sentences
+    whole: np.ndarray  # the entry's own embedding
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def sentence_model(entries: list[Example]) -> SentenceModel:
 
 
 def features(entry: Example, sentences: SentenceModel) -> np.ndarray:
-    return entry_features(sentences.probabilities(entry.vectors), sentences.risk_columns)
+    whole = sentences.probabilities(entry.whole[None, :])[0]
+    return entry_features(sentences.probabilities(entry.vectors), whole, sentences.risk_columns)
 
 
 def folds(entries: list[Example]) -> list[np.ndarray]:
@@ -168,25 +170,33 @@ def out_of_fold_chances(entries: list[Example], x: np.ndarray) -> np.ndarray:
     return chances
 
 
+# The targets (docs/benchmarks.md) less a margin for a writer unlike the training ones.
+MAX_ORDINARY = 0.015  # ordinary entries flagged (target 2%)
+MAX_BENIGN = 0.12  # dark-but-safe entries flagged (target 15%)
+MAX_BENIGN_RISK = 0.03  # dark-but-safe entries at risk (target 5%)
+
+
 def thresholds(
     entries: list[Example], chances: np.ndarray, urgent: np.ndarray, explicit: np.ndarray
 ) -> Params:
     """The thresholds with the best recall of entries with a sign whose false positives stay
-    inside the targets with room: dark-but-safe at risk <= 3% and flagged <= 10%, ordinary
-    flagged <= 1%."""
+    inside the targets less a margin (MAX_ORDINARY, MAX_BENIGN, MAX_BENIGN_RISK)."""
     labels = np.array([e.label for e in entries])
     benign, ordinary, indirect = (labels == k for k in ("benign_dark", "ordinary", "indirect"))
     grid = np.round(np.arange(0.05, 0.99, 0.01), 2)
     best: tuple[float, Params] | None = None
     for concern in grid:
         flagged = explicit | (chances >= concern)
-        if flagged[ordinary].mean() > 0.01 or flagged[benign].mean() > 0.10:
+        if flagged[ordinary].mean() > MAX_ORDINARY or flagged[benign].mean() > MAX_BENIGN:
             continue
         for risk in grid[grid >= concern]:
             at_risk = explicit | (chances >= risk) | (urgent & (chances >= concern))
-            if at_risk[benign].mean() > 0.03:
+            if at_risk[benign].mean() > MAX_BENIGN_RISK:
                 continue
-            score = flagged[indirect].mean() + 0.1 * at_risk[labels == "explicit"].mean()
+            # Then the highest risk threshold: a concern lets the writer choose.
+            score = (
+                flagged[indirect].mean() + 0.1 * at_risk[labels == "explicit"].mean() + 0.001 * risk
+            )
             if best is None or score > best[0]:
                 best = (score, Params(concern=float(concern), risk=float(risk)))
     if best is None:

@@ -8,16 +8,12 @@ The phrasings here were written for these tests, apart from the development set
 from __future__ import annotations
 
 import json
-import logging
-import sys
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from agent import safety
 from agent.safety import semantic
-from tests.conftest import client_for
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FAKE_CLI = FIXTURES / "fake_screen_cli.py"
@@ -114,7 +110,7 @@ BENIGN = [
 
 @pytest.fixture(scope="module", autouse=True)
 def _bank_loaded() -> None:
-    semantic.embed_sentences(["Load the sentence model once for the module."])
+    semantic.read_texts(["Load the sentence model once for the module."])
 
 
 @pytest.mark.parametrize("category", sorted(UNSEEN))

@@ -30,7 +30,7 @@ SECRET = "ZQX-never-in-a-log"
 
 @pytest.fixture(scope="module", autouse=True)
 def _bank_loaded() -> None:
-    semantic.embed_sentences(["Load the sentence model once for the module."])
+    semantic.read_texts(["Load the sentence model once for the module."])
 
 
 def _answer(client, data, value):
@@ -99,9 +99,7 @@ def test_v1_reflection_refuses_at_risk_and_carries_a_concern(client):
     body = risk.json()
     assert body["error_code"] == "guardrail" and body["guardrail"] == "risk"
     assert body["category"] == "plan_means" and body["crisis_resources"]
-    concern = client.post(
-        "/reflections", {"journal_entry": {"text": CONCERN_ENTRY}}, format="json"
-    )
+    concern = client.post("/reflections", {"journal_entry": {"text": CONCERN_ENTRY}}, format="json")
     assert concern.status_code == 200
     assert concern.json()["safety"]["level"] == "concern"
     assert concern.json()["perspectives"]["items"]

@@ -24,7 +24,9 @@ needs_chromium = pytest.mark.usefixtures("chromium_present")
 @pytest.fixture
 def chromium_present() -> None:
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: apt-get install chromium")
+        pytest.fail(
+            f"the browser tests need Debian's chromium at {CHROMIUM}: apt-get install chromium"
+        )
 
 
 @pytest.fixture

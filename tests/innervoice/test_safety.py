@@ -15,7 +15,9 @@ from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
 
-RISKY = "Which of my notes should I leave for my sister once I've picked the night to do it ZQXRISK?"
+RISKY = (
+    "Which of my notes should I leave for my sister once I've picked the night to do it ZQXRISK?"
+)
 
 
 def test_a_risky_question_gets_its_answer_with_crisis_resources(api, voice, caplog):

@@ -42,7 +42,7 @@ class TokenReading:
     """One text as the model reads it: each word piece's vector (before pooling) with the
     characters it came from, and the text's embedding exactly as :meth:`embed` gives it."""
 
-    tokens: np.ndarray  # (pieces, dim), float32
+    tokens: np.ndarray  # (pieces, dim x layers), float32
     spans: np.ndarray  # (pieces, 2): start and end offsets in the text
     vector: np.ndarray  # (dim,), unit length
 
@@ -105,10 +105,13 @@ class LocalEmbedder:
         )
         return checked(self, np.asarray(matrix), len(texts))
 
-    def read_tokens(self, texts: Sequence[str]) -> list[TokenReading]:
+    def read_tokens(
+        self, texts: Sequence[str], *, layers: Sequence[int] = (6,)
+    ) -> list[TokenReading]:
         """One pass of the model over each text (a text over the model's input takes more,
-        in consecutive windows): its word pieces' vectors with their character spans, for a
-        reader that pools parts of the text (the distress detector's sentences). The pass
+        in consecutive windows): its word pieces' vectors from the given ``layers`` of the
+        transformer (1-6; each block of ``dim`` in that order) with their character spans, for
+        a reader that pools parts of the text (the distress detector's sentences). The pass
         also gives each text's embedding, which the next :meth:`embed` of that text reuses,
         so reading a journal entry and embedding it cost one pass."""
         import torch
@@ -126,10 +129,15 @@ class LocalEmbedder:
         owner = encoded.pop("overflow_to_sample_mapping").tolist()
         offsets = encoded.pop("offset_mapping").numpy()
         with torch.inference_mode():
-            out = model.forward(dict(encoded))
-        pieces = out["token_embeddings"].float().numpy()
-        pooled = checked(self, out["sentence_embedding"].float().numpy(), len(owner))
+            out = model[0].auto_model(**encoded, output_hidden_states=True)
+        hidden = out.hidden_states
         mask = encoded["attention_mask"].numpy().astype(bool)
+        # The embedding as sentence-transformers makes it: the mean of the last layer over
+        # every piece the attention mask keeps ([CLS] and [SEP] included), unit length.
+        last = hidden[-1].float().numpy()
+        pooled = (last * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        pooled = checked(self, pooled, len(owner))
+        pieces = np.concatenate([hidden[n].float().numpy() for n in layers], axis=-1)
         # Special pieces ([CLS], [SEP], padding) have the empty span (0, 0).
         keep = mask & (offsets[:, :, 1] > offsets[:, :, 0])
         readings = []
@@ -138,7 +146,7 @@ class LocalEmbedder:
             vector = pooled[rows[0]] / max(float(np.linalg.norm(pooled[rows[0]])), 1e-12)
             readings.append(
                 TokenReading(
-                    tokens=np.vstack([pieces[r][keep[r]] for r in rows]),
+                    tokens=np.vstack([pieces[r][keep[r]] for r in rows]).astype(np.float32),
                     spans=np.vstack([offsets[r][keep[r]] for r in rows]),
                     vector=vector.astype(np.float32),
                 )
