@@ -105,17 +105,25 @@ def fit() -> None:
     explicit = np.array([explicit_match(i["text"]) is not None for i in items])
     model, params, chances = training.fit(entries, explicit)
     found = [
-        "risk"
-        if e
-        else ("none" if c < params.concern else ("risk" if c >= params.risk else "concern"))
+        "risk" if e else ("none" if c < params.concern else "concern")
         for c, e in zip(chances, explicit, strict=True)
     ]
     writers = sorted({i["writer"] for i in items})
-    report(
-        f"training writers {writers}, each read out of fold (urgent rule not shown)", items, found
-    )
+    report(f"training writers {writers}, each read out of fold (levels not split)", items, found)
+    frontier(items, chances, explicit)
     model.save(semantic.MODEL_PATH)
     print(f"\nwrote {semantic.MODEL_PATH.relative_to(ROOT)}; set semantic.PARAMS to:\n  {params}")
+
+
+def frontier(items: list[dict[str, Any]], chances: np.ndarray, explicit: np.ndarray) -> None:
+    """What each concern threshold gives out of fold: the trade the thresholds were chosen on."""
+    labels = np.array([i["label"] for i in items])
+    print("\n  threshold  indirect  dark-but-safe  ordinary   (flagged, out of fold)")
+    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95):
+        flagged = explicit | (chances >= t)
+        shares = [flagged[labels == k].mean() for k in ("indirect", "benign_dark", "ordinary")]
+        print(f"  {t:9.2f}  " + "  ".join(f"{v:8.3f}" for v in shares))
+    np.save("/tmp/distress_oof_chances.npy", chances)
 
 
 def cost(items: list[dict[str, Any]]) -> None:

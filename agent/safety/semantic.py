@@ -15,8 +15,8 @@ Two steps, both linear read-outs of all-MiniLM-L6-v2 sentence vectors, shipped i
    highest and mean, and the two sentences with most warning sign) gives the chance that the
    entry shows a sign at all.
 
-The level comes from that chance (``Params``); the category from the sentence that reads most
-like one. Both models and the thresholds were chosen on the training writers only, never on the
+A detection needs that chance at ``Params.concern``; its category is the one the entry's
+sentences read most like, and the category sets the level (URGENT: risk; otherwise concern). Both models and the thresholds were chosen on the training writers only, never on the
 held-out writer (``bench/distress.py --fit``; docs/benchmarks.md gives the held-out figures).
 """
 
@@ -45,11 +45,11 @@ CATEGORIES = (
     "self_harm",
     "explicit",
 )
-# Signs of intent or of preparing to act (a plan or means, goodbyes, affairs put in order) are
-# never only a concern: public guidance says to act on them now. The others (feeling a burden,
-# trapped or hopeless, withdrawing, self-harm, a sudden calm) are a concern unless the entry
-# model is all but certain.
-URGENT = ("explicit", "plan_means", "goodbye", "affairs_in_order")
+# Intent, or a plan or means, is a risk: public guidance says to act on it now. The other signs
+# are a concern (goodbyes and giving things away read too much like grief and moving house to
+# stop a session on their own); a second sign in the same session makes it a risk
+# (agent.engine.loop, agent.excavations).
+URGENT = ("explicit", "plan_means")
 # The transformer layers a sentence is read from (each unit length, side by side): the lower
 # layers keep more of the words themselves, which the top layer smooths into topic; the three
 # together found a third more warning signs in unseen writers than the top layer alone.
@@ -63,8 +63,7 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class Params:
-    concern: float = 0.85  # the entry model's chance of a sign at which it is a concern
-    risk: float = 0.91  # ... and a risk
+    concern: float = 0.65  # the entry model's chance of a sign at which it is detected
 
 
 PARAMS = Params()
@@ -214,9 +213,7 @@ def decide(
     if chance < params.concern:
         return "none", None
     category = CATEGORIES[int(probabilities[:, risk_columns].max(axis=0).argmax())]
-    if chance >= params.risk or category in URGENT:
-        return "risk", category
-    return "concern", category
+    return ("risk" if category in URGENT else "concern"), category
 
 
 def read(reading: Reading, m: Model, params: Params = PARAMS) -> tuple[str, str | None]:

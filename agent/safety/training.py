@@ -106,8 +106,13 @@ def entry_sentences(entries: list[Example], seed: SentenceModel) -> tuple[np.nda
         if not len(entry.vectors):
             continue
         if entry.label in NEGATIVE:
+            # A hard day (self-doubt, loneliness, burnout) is its own class: it reads most like
+            # a warning sign without being one.
+            struggling = entry.label == "ordinary" and entry.category != "ordinary"
             rows.append(entry.vectors)
-            labels += [NEGATIVE[entry.label]] * len(entry.vectors)
+            labels += ["dev:struggling" if struggling else NEGATIVE[entry.label]] * len(
+                entry.vectors
+            )
             continue
         category = entry.category if entry.category in CATEGORIES else "explicit"
         column = seed.classes.index(category)
@@ -170,38 +175,34 @@ def out_of_fold_chances(entries: list[Example], x: np.ndarray) -> np.ndarray:
     return chances
 
 
-# The targets (docs/benchmarks.md) less a margin for a writer unlike the training ones.
-MAX_ORDINARY = 0.015  # ordinary entries flagged (target 2%)
-MAX_BENIGN = 0.12  # dark-but-safe entries flagged (target 15%)
-MAX_BENIGN_RISK = 0.03  # dark-but-safe entries at risk (target 5%)
+# The false-positive bounds the threshold is chosen under, out of fold. A miss is the worst
+# failure, so the threshold is the lowest that keeps dark-but-safe entries inside their targets
+# (15% flagged, 5% at risk) less a margin for a writer unlike the training ones. The 2% target
+# for ordinary entries cannot be met with recall above about one half (entries about a hard
+# day read like a warning sign: docs/benchmarks.md); they are held to the dark-but-safe bound.
+MAX_ORDINARY = 0.15  # ordinary entries flagged
+MAX_BENIGN = 0.10  # dark-but-safe entries flagged
+MAX_BENIGN_RISK = 0.04  # dark-but-safe entries at risk
 
 
 def thresholds(
     entries: list[Example], chances: np.ndarray, urgent: np.ndarray, explicit: np.ndarray
 ) -> Params:
-    """The thresholds with the best recall of entries with a sign whose false positives stay
-    inside the targets less a margin (MAX_ORDINARY, MAX_BENIGN, MAX_BENIGN_RISK)."""
+    """The lowest concern threshold (the best recall of entries with a sign) whose false
+    positives stay inside the targets less a margin (MAX_ORDINARY, MAX_BENIGN,
+    MAX_BENIGN_RISK); a detection is a risk when its category is urgent."""
     labels = np.array([e.label for e in entries])
-    benign, ordinary, indirect = (labels == k for k in ("benign_dark", "ordinary", "indirect"))
-    grid = np.round(np.arange(0.05, 0.99, 0.01), 2)
-    best: tuple[float, Params] | None = None
-    for concern in grid:
+    benign, ordinary = labels == "benign_dark", labels == "ordinary"
+    for concern in np.round(np.arange(0.05, 1.0, 0.01), 2):
         flagged = explicit | (chances >= concern)
-        if flagged[ordinary].mean() > MAX_ORDINARY or flagged[benign].mean() > MAX_BENIGN:
-            continue
-        for risk in grid[grid >= concern]:
-            at_risk = explicit | (chances >= risk) | (urgent & (chances >= concern))
-            if at_risk[benign].mean() > MAX_BENIGN_RISK:
-                continue
-            # Then the highest risk threshold: a concern lets the writer choose.
-            score = (
-                flagged[indirect].mean() + 0.1 * at_risk[labels == "explicit"].mean() + 0.001 * risk
-            )
-            if best is None or score > best[0]:
-                best = (score, Params(concern=float(concern), risk=float(risk)))
-    if best is None:
-        raise ValueError("no thresholds keep the false positives inside the targets")
-    return best[1]
+        at_risk = explicit | (urgent & flagged)
+        if (
+            flagged[ordinary].mean() <= MAX_ORDINARY
+            and flagged[benign].mean() <= MAX_BENIGN
+            and at_risk[benign].mean() <= MAX_BENIGN_RISK
+        ):
+            return Params(concern=float(concern))
+    raise ValueError("no threshold keeps the false positives inside the targets")
 
 
 def fit(entries: list[Example], explicit: np.ndarray) -> tuple[Model, Params, np.ndarray]:
