@@ -21,7 +21,7 @@ from agent import metrics
 from agent.errors import GuardrailTriggered
 from agent.safety.model_check import enabled as model_check_enabled
 from agent.safety.model_check import model_check
-from agent.safety.patterns import explicit_match
+from agent.safety.patterns import explicit_match, without_idioms
 from agent.safety.resources import CONCERN_MESSAGE, CRISIS_MESSAGE, CRISIS_RESOURCES
 from agent.safety.semantic import CATEGORIES
 from agent.safety.semantic import assess as semantic_assess
@@ -94,7 +94,7 @@ def _layers(texts: list[str]) -> Assessment:
         category = explicit_match(text)
         if category:
             return Assessment("risk", category, "pattern")
-    level, category = semantic_assess(texts)
+    level, category = semantic_assess([without_idioms(t) for t in texts])
     result = Assessment(level, category, "semantic") if level != "none" else NONE
     if result.level != "risk" and model_check_enabled():
         checked = model_check(texts)

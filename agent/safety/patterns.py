@@ -17,13 +17,24 @@ SELF_HARM = [
     r"\bself[- ]?harm\w*",
 ]
 EXPLICIT = [
-    r"\bkill(?:ing)? myself\b",
+    r"\bkill(?:ed|ing|s)? (?:myself|myslef|my self)\b",
+    r"\b(?:hang|hanging|hanged|shoot|shooting|shot|drown|drowning|poison|poisoning) myself\b",
+    r"\b(?:unalive|off) myself\b",
+    r"\bkms\b",
     r"\bsuicid\w*",
-    r"\b(?:end|ending|take|taking) (?:my|my own) life\b",
-    r"\bwant(?:ed)? to die\b",
-    r"\bwish(?:ed)? (?:i was|i were|i'd) dead\b",
+    r"\b(?:end|ending|take|taking|finish|finishing) (?:my|my own) life\b",
+    r"\bwant(?:ed)? to (?:die|be dead)\b",
+    r"\b(?:plan|planning|planned|try|trying|tried|intend|intending|decided|chose) to (?:die|be "
+    r"dead|end it(?: all)?|jump|kill myself)\b",
+    r"\bending it all\b|\bend it all\b",
+    r"\b(?:thinking|think|thought|thoughts) (?:about|of) (?:dying|killing myself|ending my life|"
+    r"ending it(?: all)?|hanging myself|jumping (?:off|in front))\b",
+    r"\b(?:i|i've|i have) attempted\b|\battempted (?:tonight|last night|again|today)\b",
+    r"\bhope i (?:don't|dont|do not|won't|wont) wake up\b",
+    r"\bdone (?:living|with living|with being alive)\b",
+    r"\bwish(?:ed)? (?:i was|i were|i'd|id) dead\b",
     r"\bwish i (?:could )?(?:just )?(?:not wake up|wasn't (?:here|alive)|didn't exist)\b",
-    r"\b(?:don't|do not) want to (?:be alive|live|exist|be here anymore|wake up)\b",
+    r"\b(?:don't|dont|do not) want to (?:be alive|live|exist|be here anymore|wake up)\b",
     r"\bbetter off dead\b",
     r"\boverdos\w*",
     r"\bno reason to (?:live|go on|keep going)\b",
@@ -54,10 +65,17 @@ def normalise_quotes(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
-def explicit_match(text: str) -> str | None:
-    """The category ("explicit" or "self_harm") when ``text`` states, in the first person, an
-    intent to die or to self-harm; None otherwise."""
+def without_idioms(text: str) -> str:
+    """``text`` with its figures of speech about death or harm blanked (the text itself when it
+    has none, so a reader of the text can reuse what was read of it)."""
     cleaned = normalise_quotes(text)
     for pattern in _IDIOMS:
         cleaned = pattern.sub(" ", cleaned)
+    return text if cleaned == normalise_quotes(text) else cleaned
+
+
+def explicit_match(text: str) -> str | None:
+    """The category ("explicit" or "self_harm") when ``text`` states, in the first person, an
+    intent to die or to self-harm; None otherwise."""
+    cleaned = normalise_quotes(without_idioms(text))
     return next((category for category, p in _PATTERNS if p.search(cleaned)), None)

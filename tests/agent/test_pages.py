@@ -65,7 +65,8 @@ def test_empty_answer_keeps_the_question_on_screen(client):
 def test_journal_distress_shows_crisis_resources(client):
     page = client.post("/journal/act", {"entry": load("crux_safety_dev.jsonl")[4]["entry"]})
     html = page.content.decode()
-    assert 'id="crisis"' in html and "988" in html and "741741" in html
+    # An indirect sign: the resources, calmly above the question or instead of it.
+    assert 'id="safety"' in html and "988" in html and "741741" in html
 
 
 def _answer(client, state: dict, **fields: str):

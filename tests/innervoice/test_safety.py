@@ -20,12 +20,13 @@ RISKY = (
 )
 
 
-def test_a_risky_question_gets_its_answer_with_crisis_resources(api, voice, caplog):
+def test_a_question_with_a_warning_sign_gets_its_answer_with_crisis_resources(api, voice, caplog):
     caplog.set_level(logging.DEBUG)
     body = ask(api, query=RISKY).json()
     assert body["answer"] == SYNTH
-    assert body["safety"]["level"] == "risk"
-    assert body["safety"]["category"] in ("plan_means", "goodbye", "explicit")
+    assert body["safety"]["level"] in ("concern", "risk")
+    assert body["safety"]["category"] in ("plan_means", "goodbye", "affairs_in_order")
+    assert body["safety"]["message"]
     contacts = " ".join(r["contact"] for r in body["safety"]["crisis_resources"])
     assert "988" in contacts and "findahelpline.com" in contacts
     assert "ZQXRISK" not in str(body["safety"])
@@ -45,11 +46,12 @@ def test_the_thread_page_shows_the_resources_beside_the_answer(user, voice):
     browser.force_login(user)
     response = browser.post("/inner-voice/ask", {"query": RISKY})
     thread = DialogueThread.objects.get()
+    level = "risk" if "safety=risk" in response["Location"] else "concern"
     assert response["Location"] == (
-        f"/inner-voice/threads/{thread.id}/?asked=1&safety=risk#exchange-1"
+        f"/inner-voice/threads/{thread.id}/?asked=1&safety={level}#exchange-1"
     )
     page = browser.get(response["Location"]).content.decode()
-    assert 'id="safety"' in page and 'data-level="risk"' in page and "988" in page
+    assert 'id="safety"' in page and f'data-level="{level}"' in page and "988" in page
     assert SYNTH in page and "ZQXRISK" not in page
     # Without the ask's notice (a bookmark, another exchange) the answer stands alone.
     plain = browser.get(f"/inner-voice/threads/{thread.id}/").content.decode()
