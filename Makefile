@@ -80,6 +80,7 @@ bench: install
 	$(TEST_ENV) $(PY) bench/web_local.py
 	$(TEST_ENV) $(PY) bench/kg_extract.py
 	$(TEST_ENV) EMBEDDING_PROVIDER=local $(PY) bench/crux.py
+	$(TEST_ENV) $(PY) bench/distress.py
 
 db-stop:
 	@if [ -x $(PY) ]; then $(PY) -m legacymind.embedded_db stop var/pgdata; \
