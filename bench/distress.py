@@ -123,7 +123,6 @@ def frontier(items: list[dict[str, Any]], chances: np.ndarray, explicit: np.ndar
         flagged = explicit | (chances >= t)
         shares = [flagged[labels == k].mean() for k in ("indirect", "benign_dark", "ordinary")]
         print(f"  {t:9.2f}  " + "  ".join(f"{v:8.3f}" for v in shares))
-    np.save("/tmp/distress_oof_chances.npy", chances)
 
 
 def cost(items: list[dict[str, Any]]) -> None:
