@@ -18,7 +18,7 @@ from agent.errors import (
     StateComplete,
 )
 from agent.integrity import sign, verify
-from agent.safety import Assessment, assess, notice, refuse_at_risk
+from agent.safety import CONCERN_FLAG, Assessment, assess, assess_reply, notice, refuse_at_risk
 from agent.schemas import (
     AskUserAction,
     CruxHypothesis,
@@ -66,9 +66,6 @@ def _probe(state: ExcavationState) -> Probe:
     )
 
 
-CONCERN = "safety_concern"  # exit flag: the detector found a concern in this excavation
-
-
 def excavation_start(*, entry: JournalEntry, client_id: str) -> ExcavationResponse:
     safety = assess([entry.text], where="excavation")
     refuse_at_risk(safety, field="journal_entry.text", what="entry")
@@ -87,7 +84,7 @@ def excavation_start(*, entry: JournalEntry, client_id: str) -> ExcavationRespon
         ],
     )
     if safety.concern:
-        state.exit_flags[CONCERN] = True
+        state.exit_flags[CONCERN_FLAG] = True
     state.last_probe = _probe(state)
     state.revision = 1
     sign(state, client_id=client_id)
@@ -113,14 +110,11 @@ def excavation_step(
             extra={"expected": str(probe.probe_id) if probe else None},
         )
     options = probe.quick_options or [NOT_SURE]
-    safety = Assessment("none", None)
-    if user_reply.strip().lower() not in {o.lower() for o in options}:
-        safety = assess([user_reply], where="excavation")
-        if safety.concern and state.exit_flags.get(CONCERN):  # a second sign: they cluster
-            safety = Assessment("risk", safety.category)
-        refuse_at_risk(safety, field="user_reply", what="reply")
-    if safety.concern or state.exit_flags.get(CONCERN):
-        state.exit_flags[CONCERN] = True
+    earlier = bool(state.exit_flags.get(CONCERN_FLAG))
+    safety = assess_reply(user_reply, options, earlier_concern=earlier, where="excavation")
+    refuse_at_risk(safety, field="user_reply", what="reply")
+    if safety.concern or earlier:
+        state.exit_flags[CONCERN_FLAG] = True
         safety = safety if safety.concern else Assessment("concern", None)
     lowered = [o.lower() for o in options]
     if user_reply.strip().lower() in lowered:
@@ -186,7 +180,7 @@ def excavation_step(
     state.exit_flags = {
         "complete": True,
         reason: True,
-        **({CONCERN: True} if safety.concern else {}),
+        **({CONCERN_FLAG: True} if safety.concern else {}),
     }
     result = ExcavationResult(
         confirmed_crux=top,

@@ -24,7 +24,15 @@ from agent.engine.confidence import reported_confidence
 from agent.engine.policy import answer_history, enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
-from agent.safety import CRISIS_MESSAGE, CRISIS_RESOURCES, Assessment, assess, notice
+from agent.safety import (
+    CONCERN_FLAG,
+    CRISIS_MESSAGE,
+    CRISIS_RESOURCES,
+    Assessment,
+    assess,
+    assess_reply,
+    notice,
+)
 from agent.schemas import (
     MAX_REPLY,
     AgentActResponse,
@@ -40,7 +48,6 @@ from agent.schemas import (
     StopAction,
 )
 
-CONCERN = "safety_concern"  # exit flag: the detector found a concern earlier in this session
 FREE_TEXT_MATCH = 0.6  # cosine a free-text answer needs to count as one of the options
 
 
@@ -77,7 +84,7 @@ def start(entry: JournalEntry) -> TurnOutcome:
         return _guardrail(state, seed, safety)
     if safety.concern:
         # Signed with the state, so every later turn keeps showing the resources.
-        state.exit_flags[CONCERN] = True
+        state.exit_flags[CONCERN_FLAG] = True
         state.safety_category = safety.category
     state.belief_state.nodes = seed_nodes(entry.text)
     summary = "seeded " + ", ".join(n.archetype for n in state.belief_state.nodes)
@@ -100,7 +107,7 @@ def start(entry: JournalEntry) -> TurnOutcome:
 def _with_notice(outcome: TurnOutcome) -> TurnOutcome:
     """A turn that goes on after a concern carries it, calmly, on every later response."""
     state = outcome.response.state
-    if state.exit_flags.get(CONCERN) and outcome.guard_level == "none":
+    if state.exit_flags.get(CONCERN_FLAG) and outcome.guard_level == "none":
         outcome.response.safety = notice(Assessment("concern", state.safety_category))
     return outcome
 
@@ -154,15 +161,17 @@ def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
                 ]
             },
         )
-    own_words = value.strip().lower() not in {o.lower() for o in pending.quick_options or []}
-    if own_words:  # a quick option is the agent's wording, not the writer's
-        safety = assess([value], where="act_answer")
-        # A second sign after an earlier concern: warning signs that cluster are a risk.
-        if safety.risk or (safety.concern and state.exit_flags.get(CONCERN)):
-            return _guardrail(state, seed, Assessment("risk", safety.category))
-        if safety.concern:
-            state.exit_flags[CONCERN] = True
-            state.safety_category = safety.category
+    safety = assess_reply(
+        value,
+        pending.quick_options or [],
+        earlier_concern=bool(state.exit_flags.get(CONCERN_FLAG)),
+        where="act_answer",
+    )
+    if safety.risk:
+        return _guardrail(state, seed, safety)
+    if safety.concern:
+        state.exit_flags[CONCERN_FLAG] = True
+        state.safety_category = safety.category
     before = recompute(state)
     state.evidence_log.append(_answer_evidence(state, pending, value.strip()))
     return _with_notice(_advance(state, seed, before))
@@ -335,7 +344,7 @@ def _complete(
     state.exit_flags = {
         "complete": True,
         result.exit_reason: True,
-        **({CONCERN: True} if state.exit_flags.get(CONCERN) else {}),
+        **({CONCERN_FLAG: True} if state.exit_flags.get(CONCERN_FLAG) else {}),
     }
     response = AgentActResponse(complete=True, state=state, action=stop, result=result)
     return TurnOutcome(

@@ -23,24 +23,27 @@ from agent.safety.model_check import enabled as model_check_enabled
 from agent.safety.model_check import model_check
 from agent.safety.patterns import explicit_match, without_idioms
 from agent.safety.resources import CONCERN_MESSAGE, CRISIS_MESSAGE, CRISIS_RESOURCES
-from agent.safety.semantic import CATEGORIES
+from agent.safety.semantic import CATEGORIES, LEVELS
 from agent.safety.semantic import assess as semantic_assess
 from agent.schemas import CrisisResource, SafetyNotice
 
 __all__ = [
     "CATEGORIES",
+    "CONCERN_FLAG",
     "CONCERN_MESSAGE",
     "CRISIS_MESSAGE",
     "CRISIS_RESOURCES",
     "LEVELS",
     "Assessment",
     "assess",
+    "assess_reply",
     "notice",
     "refuse_at_risk",
 ]
 
-LEVELS = ("none", "concern", "risk")
 _RANK = {level: i for i, level in enumerate(LEVELS)}
+# The exit flag a signed session state (v2 or v3) carries once a concern was found in it.
+CONCERN_FLAG = "safety_concern"
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,20 @@ def assess(texts: list[str], *, where: str) -> Assessment:
     if result.level != "none":
         metrics.DISTRESS.labels(level=result.level, category=result.category, where=where).inc()
     return result
+
+
+def assess_reply(
+    reply: str, options: list[str], *, earlier_concern: bool, where: str
+) -> Assessment:
+    """A writer's answer to a question. A quick option is the agent's wording, not the
+    writer's, and is not read; a second sign after an earlier concern in the same session is a
+    risk (warning signs that cluster are the ones to act on)."""
+    if reply.strip().lower() in {o.lower() for o in options}:
+        return NONE
+    safety = assess([reply], where=where)
+    if safety.concern and earlier_concern:
+        return Assessment("risk", safety.category, safety.layer)
+    return safety
 
 
 def _layers(texts: list[str]) -> Assessment:

@@ -16,11 +16,10 @@ import re
 
 from django.conf import settings
 
-from agent.safety.semantic import CATEGORIES
+from agent.safety.semantic import CATEGORIES, LEVELS
 from legacymind.providers import chat
 
 logger = logging.getLogger("agent.safety")
-LEVELS = ("none", "concern", "risk")
 CONFIGURING = ("IV_CLI_CMD", "IV_SYNTH_CLI_CMD", "GROK_API_KEY")
 
 SYSTEM = (

@@ -45,6 +45,7 @@ CATEGORIES = (
     "self_harm",
     "explicit",
 )
+LEVELS = ("none", "concern", "risk")
 # Intent, or a plan or means, is a risk: public guidance says to act on it now. The other signs
 # are a concern (goodbyes and giving things away read too much like grief and moving house to
 # stop a session on their own); a second sign in the same session makes it a risk
@@ -125,10 +126,6 @@ def spans(text: str) -> list[tuple[int, int]]:
             last = min(first + MAX_WORDS, len(words)) - 1
             found.append((words[first][0], words[last][1]))
     return found
-
-
-def sentences(text: str) -> list[str]:
-    return [text[a:b] for a, b in spans(text)]
 
 
 def pool(reading: TokenReading, parts: list[tuple[int, int]]) -> np.ndarray:

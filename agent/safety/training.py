@@ -209,12 +209,11 @@ def fit(entries: list[Example], explicit: np.ndarray) -> tuple[Model, Params, np
     """The shipped model and thresholds, and the out-of-fold chances they were chosen on."""
     x = out_of_fold_features(entries)
     chances = out_of_fold_chances(entries, x)
-    n = len(CATEGORIES)
-    # The category an entry's top sentence reads as, from the out-of-fold maxima (the first n
+    # The category an entry's top sentence reads as, from the out-of-fold maxima (the first
     # features are each class's highest probability, in the sentence model's class order).
     final = sentence_model(entries)
     risk_max = x[:, : len(final.classes)][:, final.risk_columns]
-    urgent = np.array([CATEGORIES[int(r.argmax())] in URGENT for r in risk_max[:, :n]])
+    urgent = np.array([CATEGORIES[int(r.argmax())] in URGENT for r in risk_max])
     params = thresholds(entries, chances, urgent, explicit)
     weights, bias = fit_entries(x, _targets(entries))
     model = Model(final.weights, final.bias, final.classes, weights, bias)

@@ -69,7 +69,8 @@ def sign_in(page: Any, live_server: Any) -> None:
     assert page.locator("#signed-in").inner_text() == "writer"
 
 
-def start_entry(page: Any, text: str = ENTRY) -> None:
+def start_entry(page: Any, text: str = ENTRY, *, shows: str = "#question") -> None:
+    """Write ``text`` and start; waits for what the page then ``shows``."""
     page.fill("#entry", text)
     page.click("#start")
-    page.wait_for_selector("#question")
+    page.wait_for_selector(shows)

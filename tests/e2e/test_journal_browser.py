@@ -46,9 +46,7 @@ def test_a_concern_shows_the_resources_first_and_the_writer_chooses_to_go_on(
     from tests.agent.test_distress_doors import CONCERN_ENTRY
 
     sign_in(page, live_server)
-    page.fill("#entry", CONCERN_ENTRY)
-    page.click("#start")
-    page.wait_for_selector("#safety")
+    start_entry(page, CONCERN_ENTRY, shows="#safety")
     notice = page.locator("#safety")
     assert notice.get_attribute("data-level") == "concern"
     assert "988" in notice.inner_text() and "findahelpline.com" in notice.inner_text()
@@ -68,9 +66,7 @@ def test_a_risk_stops_with_the_crisis_resources_and_no_question(
     from tests.agent.test_distress_doors import RISK_ENTRY
 
     sign_in(page, live_server)
-    page.fill("#entry", RISK_ENTRY)
-    page.click("#start")
-    page.wait_for_selector("#crisis")
+    start_entry(page, RISK_ENTRY, shows="#crisis")
     notice = page.locator("#safety")
     assert notice.get_attribute("data-level") == "risk"
     assert notice.get_attribute("role") == "alert"
