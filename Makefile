@@ -63,6 +63,7 @@ run: port-free setup
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(TEST_ENV) $(BIN)/lint-imports
 
 typecheck: install
 	$(TEST_ENV) EMBEDDING_PROVIDER=hash $(BIN)/mypy .

@@ -10,12 +10,13 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 from _common import load_entities
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from kg.models import Entity
+from kg.selectors import MemoryHit as Candidate
 from legacymind.providers.embeddings import get_provider
 from thoughts.think.injection import SCALE_LIMITS, pool_for, select, threshold_for
-from thoughts.think.memories import Candidate
 
 DIM = 384
 ORIGINAL_POOL = 500
@@ -77,8 +78,12 @@ def candidates_for(pks: list[int], sims: dict[int, float]) -> list[Candidate]:
         "id", "name", "entity_type", "significance", "access_count", "last_accessed", "created_at"
     )
     return [
-        Candidate("entity", r.pk, r.name, r.entity_type, r.embedding_text(), sims[r.pk],
-                  r.significance, r.access_count, r.last_accessed or r.created_at)
+        Candidate(
+            kind="entity", id=r.pk, similarity=sims[r.pk], name=r.name, label=r.entity_type,
+            description="", significance=r.significance, access_count=r.access_count,
+            used=(r.last_accessed or r.created_at).timestamp(), created=r.created_at.timestamp(),
+            source_thought_id=None, source_private=None, source_owner_id=None,
+        )
         for r in rows
     ]  # fmt: skip
 
@@ -133,7 +138,12 @@ def our_injection_step(query: np.ndarray) -> list[int]:
     from thoughts.think.injection import memories_inject
 
     result = memories_inject(
-        provider=get_provider(), vector=query, scale=3, mode=HINT, submode=None, owner_id=None
+        provider=get_provider(),
+        vector=query,
+        scale=3,
+        mode=HINT,
+        submode=None,
+        viewer=AnonymousUser(),
     )
     return [item.candidate.id for item in result.memories]
 

@@ -52,7 +52,7 @@ def start_worker() -> subprocess.Popen[bytes]:
 
 def queued() -> int:
     """Tasks waiting in Celery's queue plus access bumps waiting for a flush."""
-    from thoughts.think.touches import QUEUE, redis_client
+    from kg.services.touches import QUEUE, redis_client
 
     client = redis_client()
     return int(client.llen("celery")) + int(client.llen(QUEUE))
@@ -60,8 +60,8 @@ def queued() -> int:
 
 def drain(timeout: float = 600) -> float:
     """Seconds until the worker has taken every queued task and applied every queued bump."""
+    from kg.services.touches import redis_client
     from legacymind.celery import app
-    from thoughts.think.touches import redis_client
 
     client = redis_client()
     started = time.perf_counter()

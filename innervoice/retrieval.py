@@ -14,12 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q, QuerySet
-
-from kg.models import Entity, Observation
+from kg.selectors import MemoryHit, memories_nearest
+from legacymind.users import Viewer
+from legacymind.vectors import nearest_or_exact
 from thoughts.models import Thought
-from thoughts.selectors import Viewer, memories_visible_to, thoughts_visible_to
-from thoughts.selectors.search import nearest_or_exact
+from thoughts.selectors import thoughts_visible_to
 
 SNIPPET_MAX = 800
 CITE_MAX = 6
@@ -98,34 +97,21 @@ def _candidates(
             for row in nearest_or_exact(thoughts, vector, model, k)
         ]
     }
-    kg: dict[str, QuerySet[Any]] = {
-        "entity": memories_visible_to(user, Entity),
-        "observation": memories_visible_to(user, Observation),
-    }
-    for kind, memories in kg.items():
-        if not include_private:
-            # Visible includes memories drawn from the caller's own private thoughts.
-            memories = memories.filter(
-                Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
-            )
-        rows = nearest_or_exact(memories.defer("embedding"), vector, model, k)
-        private_ids = set(
-            memories.model._default_manager.filter(
-                id__in=[r.id for r in rows], source_thought__is_private=True
-            ).values_list("id", flat=True)
-        )
+    memories = memories_nearest(user, vector, model=model, k=k, own_private=include_private)
+    for kind in ("entity", "observation"):
         found[kind] = [
-            Snippet(kind, r.id, _cut(_memory_text(r)), float(r.similarity), r.id in private_ids)
-            for r in rows
+            Snippet(kind, hit.id, _cut(_memory_text(hit)), hit.similarity, hit.private)
+            for hit in memories.hits
+            if hit.kind == kind
         ]
     return found
 
 
-def _memory_text(row: Entity | Observation) -> str:
-    if isinstance(row, Entity):
-        head = f"{row.name} ({row.entity_type})"
-        return f"{head}: {row.description}" if row.description else head
-    return f"{row.name} - {row.description}" if row.description else row.name
+def _memory_text(hit: MemoryHit) -> str:
+    if hit.kind == "entity":
+        head = f"{hit.name} ({hit.label})"
+        return f"{head}: {hit.description}" if hit.description else head
+    return f"{hit.name} - {hit.description}" if hit.description else hit.name
 
 
 def _passing(

@@ -26,14 +26,13 @@ from innervoice import compose
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.retrieval import Selection, snippets_select
 from innervoice.selectors import thread_get, thread_history, thread_open_latest
-from kg.models import EdgeCandidate, EntityCandidate, ThoughtExtraction
-from kg.services import thought_extract_on_commit
+from kg.services import extraction_status
 from legacymind.celery import Publication
 from legacymind.errors import Conflict, NotFound, ServiceError
 from legacymind.providers import chat
-from legacymind.providers.embeddings import fields_for, get_provider
+from legacymind.providers.embeddings import get_provider
 from thoughts.models import Thought
-from thoughts.think.persist import thought_store
+from thoughts.services import thought_create, thought_extract_on_commit
 
 logger = logging.getLogger("innervoice")
 SUMMARY_MAX = 4000
@@ -249,15 +248,12 @@ def _extracted(*, publication: Publication | None, synth_id: Any) -> Extracted:
     if not publication.eager:
         # False: the broker was down (logged once); manage.py kg_extract takes it later.
         return Extracted("queued" if publication.sent else "not_queued")
-    if not ThoughtExtraction.objects.filter(thought_id=synth_id).exists():
+    staged = extraction_status(thought_id=synth_id)
+    if staged is None:
         # It ran in-process and raised (logged by the after-commit publisher): nothing staged
         # because nothing was read, not because nothing new was found.
         return Extracted("failed")
-    return Extracted(
-        "staged",
-        EntityCandidate.objects.filter(staged_by_thought_id=synth_id).count(),
-        EdgeCandidate.objects.filter(staged_by_thought_id=synth_id).count(),
-    )
+    return Extracted("staged", *staged)
 
 
 def inner_voice_ask(*, owner: Any, params: AskParams) -> AskResult:
@@ -322,17 +318,17 @@ def _ask(*, owner: Any, params: AskParams) -> AskResult:
 
         def store(text: str, origin: str, previous: Any, vector: Any, **extra: Any) -> Thought:
             # injection_scale 0: the inner voice's thoughts inject nothing (spec 000).
-            thought = Thought(
+            return thought_create(
                 owner=owner,
                 content=text,
                 origin=origin,
+                embedding=(provider, vector),
+                extract=False,
                 injection_scale=0,
                 is_private=private,
                 previous_thought_id=previous,
                 **extra,
-                **fields_for(provider, vector),
             )
-            return thought_store(thought=thought, injected=[], extract=False)
 
         synthesis = store(
             content,

@@ -20,7 +20,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.forms import ModelChoiceField
+from django.forms import ModelChoiceField, ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -37,10 +37,9 @@ from kg.models import (
     EntityCandidate,
     Observation,
 )
+from kg.selectors.visibility import memories_visible_to
 from legacymind.admin_lookups import LimitedLookupsAdmin
-from legacymind.admin_search import without_private_words
-from thoughts.admin import PRIVATE
-from thoughts.selectors import memories_visible_to
+from legacymind.admin_search import PRIVATE, without_private_words
 
 MODERATE = "kg.moderate"
 PENDING_FIRST = Case(
@@ -226,6 +225,22 @@ class VisibleEntityIdWidget(ForeignKeyRawIdWidget):
         return super().label_and_url_for_value(value)
 
 
+class EntityAdminForm(ModelForm):  # type: ignore[type-arg]
+    """Refuses a name and type another entity has, as the API does (``entity_clash``)."""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.instance.pk is None or {"name", "entity_type"} & set(self.changed_data):
+            clash = services.entity_clash(
+                name=data.get("name") or "",
+                entity_type=data.get("entity_type") or "concept",
+                entity_id=self.instance.pk,
+            )
+            if clash is not None:
+                raise ValidationError(clash.detail)
+        return data
+
+
 class MemoryAdmin(LimitedLookupsAdmin):
     """A memory drawn from a private thought is its owner's alone, in the admin as in the API:
     staff (superusers included, as the thoughts admin never shows private words either) see
@@ -264,14 +279,25 @@ class EntityAdmin(MemoryAdmin):
         "embedding", "embedding_provider", "embedding_model", "embedding_dim", "embedded_at",
     )  # fmt: skip
     raw_id_fields = ("source_thought",)
+    form = EntityAdminForm
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        # Embedded after commit, as the API's writes are: a new entity, or one whose text
-        # ("name (entity_type)") changed, would otherwise be missing from searches or found
-        # by its old text.
-        if not change or {"name", "entity_type"} & set(form.changed_data):
-            services.entity_embed_on_commit(entity_id=obj.pk)
+        """Through the API's services: the name is cleaned and may not clash, and a new entity
+        or one whose text ("name (entity_type)") changed is embedded after commit."""
+        changes = {name: form.cleaned_data[name] for name in form.changed_data}
+        if change:
+            entity = services.entity_update(entity=Entity.objects.get(pk=obj.pk), **changes)
+        else:
+            entity, _ = services.entity_upsert(
+                name=changes.pop("name"),
+                entity_type=changes.pop("entity_type", "concept"),
+                upsert=False,
+                viewer=request.user,
+            )
+            if changes:
+                entity = services.entity_update(entity=entity, **changes)
+        obj.pk = entity.pk
+        obj.refresh_from_db()
 
 
 @admin.register(Observation)

@@ -58,6 +58,8 @@ class Memory(EmbeddedModel):
 
 
 class Entity(Memory):
+    reembed_label, reembed_target, reembed_columns = "kg_entities", "kg", ("name", "entity_type")
+
     name = models.CharField(max_length=255)
     entity_type = models.CharField(max_length=64, default="concept")
     description = models.TextField(blank=True, default="")
@@ -102,8 +104,15 @@ class Entity(Memory):
         """What an entity embeds as, from its columns (searches read columns, not rows)."""
         return f"{name} ({entity_type})"
 
+    @staticmethod
+    def reembed_text(*values: Any) -> str:
+        return Entity.text_of(*values)
+
 
 class Observation(Memory):
+    reembed_label, reembed_target = "kg_observations", "kg"
+    reembed_columns = ("name", "description")
+
     name = models.CharField(max_length=255)
     description = models.TextField(blank=True, default="")
     data = models.JSONField(default=dict, blank=True, validators=[no_nul])
@@ -140,6 +149,10 @@ class Observation(Memory):
     def text_of(name: str, description: str) -> str:
         """What an observation embeds as, from its columns."""
         return f"{name} - {description}" if description else name
+
+    @staticmethod
+    def reembed_text(*values: Any) -> str:
+        return Observation.text_of(*values)
 
 
 class Edge(models.Model):

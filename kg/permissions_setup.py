@@ -33,3 +33,11 @@ def ensure_moderators_group(**_: Any) -> None:
         content_type__app_label="kg", codename__in=MODERATOR_CODENAMES
     )
     group.permissions.add(*perms)
+
+
+def moderator_grant(*, user: Any, **_: Any) -> None:
+    """Make ``user`` a KG moderator (a member of the moderators group)."""
+    from django.contrib.auth.models import Group
+
+    ensure_moderators_group()
+    user.groups.add(Group.objects.get(name=MODERATORS_GROUP))

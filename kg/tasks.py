@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import logging
+from datetime import datetime
 
 from celery import shared_task
 
 from kg import services
-from legacymind.errors import NotFound
-
-logger = logging.getLogger("kg.tasks")
+from kg.services.touches import memories_touch, touches_flush
 
 
 @shared_task(name="kg.entity_embed")
@@ -22,18 +20,19 @@ def observation_embed(observation_id: int) -> bool:
     return services.observation_embed(observation_id=observation_id)
 
 
-@shared_task(name="kg.thought_extract")
-def thought_extract_task(thought_id: str, origin: str | None = None) -> dict[str, object]:
-    try:
-        result, staged = services.thought_extract(thought_id=thought_id, origin=origin)
-    except NotFound:
-        # Deleted by its owner after the extraction was queued: nothing to do, not a failure.
-        logger.info("thought %s was deleted before its extraction ran", thought_id)
-        return {"deleted": True}
-    return {
-        "provider": result.provider,
-        "entities": len(result.entities),
-        "edges": len(result.edges),
-        "staged_entities": staged.entities,
-        "staged_edges": staged.edges,
-    }
+# Nobody reads the counts these return: storing them in the result backend (and, with Redis,
+# subscribing at publish time) would cost every think a little for nothing. The names predate
+# the move of access counts into this app; they stay, being what queued messages carry.
+@shared_task(name="thoughts.memories_touch_flush", ignore_result=True)
+def memories_touch_flush_task() -> int:
+    """Apply the access bumps queued by thinks since the last flush (``services.touches``)."""
+    return touches_flush()
+
+
+# One think's bump as its own task: how thinks queued it before the batched flush. Kept so that
+# messages already in a queue when a deployment upgrades are still applied.
+@shared_task(name="thoughts.memories_touch", ignore_result=True)
+def memories_touch_task(entity_ids: list[int], observation_ids: list[int], at: str) -> int:
+    return memories_touch(
+        entity_ids=entity_ids, observation_ids=observation_ids, at=datetime.fromisoformat(at)
+    )

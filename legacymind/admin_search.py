@@ -17,6 +17,9 @@ from django.utils.text import smart_split, unescape_string_literal
 
 M = TypeVar("M", bound=Model)
 
+# What the admin shows in place of words that belong to someone's private thought.
+PRIVATE = "(private: visible only to its owner)"
+
 
 def search_words(search_term: str) -> list[str]:
     """The admin's own split of a search (quoted phrases stay whole)."""

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from django.apps import apps
 from django.conf import settings
 from django.db import connection, models, transaction
 from django.utils import timezone
@@ -38,7 +39,7 @@ from legacymind.vector_indexes import (
     rebuild_wanted,
 )
 from legacymind.vector_writes import RowGuard, text_digest, vectors_store
-from legacymind.vectors import indexed_dims
+from legacymind.vectors import EmbeddedModel, indexed_dims
 
 TARGETS = ("thoughts", "kg", "all")
 MAX_BATCH_SIZE = 2048
@@ -66,15 +67,11 @@ class EmbeddedTable:
 def embedded_tables(target: str) -> list[EmbeddedTable]:
     """The tables that hold vectors (``target``: thoughts, kg or all), each with what its rows
     embed as."""
-    from kg.models import Entity, Observation
-    from thoughts.models import Thought
-
-    thoughts = [EmbeddedTable("thoughts", Thought, ("content",), str)]
-    kg = [
-        EmbeddedTable("kg_entities", Entity, ("name", "entity_type"), Entity.text_of),
-        EmbeddedTable("kg_observations", Observation, ("name", "description"), Observation.text_of),
+    return [
+        EmbeddedTable(m.reembed_label, m, m.reembed_columns, m.reembed_text)
+        for m in apps.get_models()
+        if issubclass(m, EmbeddedModel) and target in ("all", m.reembed_target)
     ]
-    return {"thoughts": thoughts, "kg": kg, "all": thoughts + kg}[target]
 
 
 def embedded_models() -> list[type[models.Model]]:

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser, Group
+from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
+from django.dispatch import Signal
 from rest_framework.authtoken.models import Token
 
-from kg.permissions_setup import MODERATORS_GROUP, ensure_moderators_group
+# Sent with ``user`` once the operator's superuser is saved, inside its transaction.
+superuser_ensured = Signal()
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,8 @@ def superuser_ensure(
             user.save()
         elif changed:
             user.save(update_fields=changed)
-        ensure_moderators_group()
-        user.groups.add(Group.objects.get(name=MODERATORS_GROUP))
+        # Each app grants what its own roles need (the KG: moderation).
+        superuser_ensured.send(sender=SuperuserLogin, user=user)
         token, _ = Token.objects.get_or_create(user=user)
     return SuperuserLogin(
         username=username,

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import psycopg
@@ -28,7 +28,7 @@ from django.conf import settings
 from django.core.exceptions import EmptyResultSet
 from django.db import connections, models
 from django.db.backends.postgresql.psycopg_any import register_tzloader
-from django.db.models import F
+from django.db.models import Case, F, FloatField, QuerySet, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 from django.db.models.query import ModelIterable
@@ -53,8 +53,19 @@ class EmbeddedModel(models.Model):
     embedding_dim = models.PositiveIntegerField(null=True, blank=True, db_index=True)
     embedded_at = models.DateTimeField(null=True, blank=True)
 
+    # What ``reembed`` needs of each concrete table (it finds them by this base class): a label,
+    # the target that takes it (thoughts or kg), and the columns its text is made of.
+    reembed_label: ClassVar[str]
+    reembed_target: ClassVar[str]
+    reembed_columns: ClassVar[tuple[str, ...]]
+
     class Meta:
         abstract = True
+
+    @staticmethod
+    def reembed_text(*values: Any) -> str:
+        """The text a row embeds as, from the values of ``reembed_columns`` in that order."""
+        return " ".join(str(v) for v in values)
 
 
 def embedding_indexes(prefix: str) -> list[models.Index]:
@@ -376,3 +387,33 @@ def pgvector_version(using: str = "default") -> str | None:
 
 def indexed_dims() -> tuple[int, ...]:
     return tuple(settings.VECTOR_INDEXED_DIMS)
+
+
+def exact_similarity(queryset: QuerySet[Any], vector: list[float], model: str) -> QuerySet[Any]:
+    """Rows of the query's dimension and model with ``distance``/``similarity``, computed
+    exactly.
+
+    The CASE keeps Postgres from casting a vector of another size (it may evaluate a WHERE on
+    the distance before the one on ``embedding_dim``) and, not being the indexed expression,
+    keeps the HNSW index out of it.
+    """
+    dim = len(vector)
+    cosine = CosineDistance(Cast("embedding", VectorField(dimensions=dim)), vector)
+    distance = Case(When(embedding_dim=dim, then=cosine), default=None, output_field=FloatField())
+    return (
+        queryset.filter(embedding_dim=dim, embedding_model=model, embedding__isnull=False)
+        .annotate(distance=distance)
+        .annotate(similarity=1 - F("distance"))
+    )
+
+
+def nearest_or_exact(queryset: QuerySet[Any], vector: list[float], model: str, k: int) -> list[Any]:
+    """The k nearest rows of ``queryset`` (with ``similarity``), most similar first."""
+    rows = list(nearest(queryset, vector, k, model=model))
+    if len(rows) < k:
+        # pgvector reads at most hnsw.ef_search index entries (iterative scans are off) and
+        # filters them afterwards, so a filtered search (one user's thoughts, one chain) can
+        # come back short although more rows match: those rows are then few enough to rank
+        # exactly.
+        rows = list(exact_similarity(queryset, vector, model).order_by("distance")[:k])
+    return rows

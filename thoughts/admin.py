@@ -22,10 +22,9 @@ from django.utils.safestring import mark_safe
 
 from legacymind.admin_delete import deleted_without_names
 from legacymind.admin_lookups import LimitedLookupsAdmin
-from legacymind.admin_search import without_private_words
+from legacymind.admin_search import PRIVATE, without_private_words
 from thoughts.models import Thought
 
-PRIVATE = "(private: visible only to its owner)"
 NEIGHBOURS_SHOWN = 20
 
 

@@ -24,6 +24,8 @@ class Thought(EmbeddedModel):
         INNER_VOICE_FEEDBACK = "inner_voice.feedback"
         JOURNAL = "journal"
 
+    reembed_label, reembed_target, reembed_columns = "thoughts", "thoughts", ("content",)
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,

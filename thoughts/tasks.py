@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import logging
 
 from celery import shared_task
 
-from thoughts.think.persist import memories_touch
-from thoughts.think.touches import touches_flush
+from legacymind.errors import NotFound
+from thoughts import services
+
+logger = logging.getLogger("thoughts.tasks")
 
 
-# Nobody reads the counts these return: storing them in the result backend (and, with Redis,
-# subscribing at publish time) would cost every think a little for nothing.
-@shared_task(name="thoughts.memories_touch_flush", ignore_result=True)
-def memories_touch_flush_task() -> int:
-    """Apply the access bumps queued by thinks since the last flush (``think.touches``)."""
-    return touches_flush()
-
-
-# One think's bump as its own task: how thinks queued it before the batched flush. Kept so that
-# messages already in a queue when a deployment upgrades are still applied.
-@shared_task(name="thoughts.memories_touch", ignore_result=True)
-def memories_touch_task(entity_ids: list[int], observation_ids: list[int], at: str) -> int:
-    return memories_touch(
-        entity_ids=entity_ids, observation_ids=observation_ids, at=datetime.fromisoformat(at)
-    )
+# Named for the KG it feeds: the name is what queued messages carry.
+@shared_task(name="kg.thought_extract")
+def thought_extract_task(thought_id: str, origin: str | None = None) -> dict[str, object]:
+    try:
+        result, staged = services.thought_extract(thought_id=thought_id, origin=origin)
+    except NotFound:
+        # Deleted by its owner after the extraction was queued: nothing to do, not a failure.
+        logger.info("thought %s was deleted before its extraction ran", thought_id)
+        return {"deleted": True}
+    return {
+        "provider": result.provider,
+        "entities": len(result.entities),
+        "edges": len(result.edges),
+        "staged_entities": staged.entities,
+        "staged_edges": staged.edges,
+    }

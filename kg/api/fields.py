@@ -10,8 +10,10 @@ from django.db.models import QuerySet
 from rest_framework import serializers
 
 from kg.models import Entity
+from kg.selectors.visibility import memories_visible_to
 from legacymind.fields import UUIDStringField
-from thoughts.selectors import Viewer, memories_visible_to, own_thought_ids, thoughts_visible_to
+from legacymind.users import Viewer
+from thoughts.selectors.visibility import own_thought_ids, thoughts_visible_to
 
 
 class SourceThought(UUIDStringField):

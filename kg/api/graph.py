@@ -16,10 +16,10 @@ from kg.api.fields import OwnSourceThought, SourceThought, VisibleEntity, source
 from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
 from kg.selectors import visible_edges
+from kg.selectors.visibility import memories_visible_to
 from legacymind.fields import JSONObjectField
 from legacymind.inputs import Input, query_input, replacing
 from legacymind.schema import error
-from thoughts.selectors import memories_visible_to
 
 
 class KgEntity(serializers.ModelSerializer[Entity]):

@@ -18,7 +18,7 @@ from legacymind.errors import NotFound
 from legacymind.fields import StringField, UUIDStringField
 from legacymind.inputs import Input, query_input
 from legacymind.schema import error
-from thoughts.selectors import thoughts_visible_to
+from thoughts.selectors.visibility import thoughts_visible_to
 
 
 class KgExtractedEntity(serializers.Serializer[Any]):

@@ -15,13 +15,20 @@ from legacymind.inputs import Input, query_input
 from legacymind.schema import error
 
 
+class Rounded(serializers.FloatField):
+    """A similarity, to four places."""
+
+    def to_representation(self, value: float) -> float:  # type: ignore[override]
+        return round(float(value), 4)
+
+
 class KgSearchHit(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=["entity", "observation"])
     id = serializers.IntegerField()
     name = serializers.CharField()
     entity_type = serializers.CharField(allow_null=True)
     description = serializers.CharField()
-    similarity = serializers.FloatField()
+    similarity = Rounded()
 
 
 class SearchView(APIView):
@@ -50,15 +57,4 @@ class SearchView(APIView):
             top_k=query.validated_data["top_k"],
             viewer=request.user,
         )
-        hits = [
-            {
-                "kind": kind,
-                "id": row.pk,
-                "name": row.name,
-                "entity_type": getattr(row, "entity_type", None),
-                "description": row.description,
-                "similarity": round(float(row.similarity), 4),
-            }
-            for kind, row in rows
-        ]
-        return Response(KgSearchHit(hits, many=True).data)
+        return Response(KgSearchHit(rows, many=True).data)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from kg.services.extract import text_extract, thought_extract, thought_extract_on_commit
+from kg.services.extract import text_extract
 from kg.services.memories import (
     edge_update,
     edge_upsert,
+    entity_clash,
     entity_embed,
     entity_embed_on_commit,
     entity_update,
     entity_upsert,
+    memories_backfill,
     observation_embed,
     observation_embed_on_commit,
     observation_update,
@@ -23,7 +25,14 @@ from kg.services.moderation import (
     candidates_decide,
     entity_find,
 )
-from kg.services.staging import StageCounts, stage_extraction, submitted
+from kg.services.staging import (
+    StageCounts,
+    extraction_record,
+    extraction_status,
+    stage_extraction,
+    submitted,
+)
+from kg.services.touches import memories_bump, memories_touch, touch_later, touches_flush
 
 __all__ = [
     "DecisionError",
@@ -34,11 +43,17 @@ __all__ = [
     "candidates_decide",
     "edge_update",
     "edge_upsert",
+    "entity_clash",
     "entity_embed",
     "entity_embed_on_commit",
     "entity_find",
     "entity_update",
     "entity_upsert",
+    "extraction_record",
+    "extraction_status",
+    "memories_backfill",
+    "memories_bump",
+    "memories_touch",
     "observation_embed",
     "observation_embed_on_commit",
     "observation_update",
@@ -46,6 +61,6 @@ __all__ = [
     "stage_extraction",
     "submitted",
     "text_extract",
-    "thought_extract",
-    "thought_extract_on_commit",
+    "touch_later",
+    "touches_flush",
 ]

@@ -4,18 +4,29 @@ Embeddings are computed after commit by a Celery task."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, TypeVar
 
+import numpy as np
 from django.db import transaction
+from django.utils import timezone
 
 from kg.identity import clean
 from kg.models import Edge, Entity, Observation
+from kg.selectors.visibility import memories_visible_to
 from legacymind.celery import publish_on_commit
 from legacymind.errors import Conflict, ServiceError
-from legacymind.providers.embeddings import fields_for, get_provider
-from thoughts.selectors import Viewer, memories_visible_to
+from legacymind.providers.embeddings import (
+    EmbeddingError,
+    EmbeddingProvider,
+    fields_for,
+    get_provider,
+)
+from legacymind.users import Viewer
 
 _Memory = TypeVar("_Memory", Entity, Observation, Edge)
+
+logger = logging.getLogger("kg.services")
 
 
 def memory_visible(row: _Memory, viewer: Viewer) -> bool:
@@ -111,26 +122,37 @@ def entity_upsert(
     return entity, False
 
 
+def entity_clash(*, name: str, entity_type: str, entity_id: int | None = None) -> Conflict | None:
+    """The conflict of naming an entity (``entity_id``, or a new one) ``name`` (``entity_type``)
+    when another entity has those words already, or None. Names are compared cleaned and without
+    case. The message names the requested words, not the stored row's: the clash may be a memory
+    hidden from the writer."""
+    name, entity_type = clean(name), clean(entity_type).lower()
+    clash = Entity.objects.filter(name__iexact=name, entity_type__iexact=entity_type)
+    if entity_id is not None:
+        clash = clash.exclude(id=entity_id)
+    if clash.exists():
+        return Conflict(f"entity {name!r} ({entity_type}) already exists")
+    return None
+
+
 @transaction.atomic
 def entity_update(*, entity: Entity, **changes: Any) -> Entity:
+    """Change an entity's fields; a new name or type is cleaned, must not clash with another
+    entity's, and re-embeds the entity after commit."""
     renamed = any(k in changes for k in ("name", "entity_type"))
     if "name" in changes:
         changes["name"] = clean(changes["name"])
     if "entity_type" in changes:
         changes["entity_type"] = clean(changes["entity_type"]).lower()
-    clash = (
-        Entity.objects.filter(
-            name__iexact=changes.get("name", entity.name),
-            entity_type__iexact=changes.get("entity_type", entity.entity_type),
+    if renamed:
+        clash = entity_clash(
+            name=changes.get("name", entity.name),
+            entity_type=changes.get("entity_type", entity.entity_type),
+            entity_id=entity.pk,
         )
-        .exclude(id=entity.pk)
-        .first()
-    )
-    if renamed and clash is not None:
-        # The requested words, not the stored row's: the clash may be a memory hidden from
-        # the writer.
-        name, entity_type = changes.get("name", entity.name), changes.get("entity_type")
-        raise Conflict(f"entity {name!r} ({entity_type or entity.entity_type}) already exists")
+        if clash is not None:
+            raise clash
     for key, value in changes.items():
         setattr(entity, key, value)
     entity.save(update_fields=[*changes.keys(), "updated_at"])
@@ -270,3 +292,33 @@ def edge_upsert(
     edge.confidence = confidence
     edge.save(update_fields=["data", "confidence"])
     return edge, False
+
+
+def memories_backfill(*, provider: EmbeddingProvider, ids: dict[str, list[int]]) -> int:
+    """Embed (and save) the KG rows ``ids`` (by kind) that still have no vector, so the index
+    can find them. A provider failure is logged, not raised: the thought itself is already
+    embedded."""
+    if not any(ids.values()):
+        return 0
+    rows: list[Any] = [
+        *Entity.objects.filter(id__in=ids.get("entity", []), embedding_dim__isnull=True),
+        *Observation.objects.filter(id__in=ids.get("observation", []), embedding_dim__isnull=True),
+    ]
+    if not rows:  # embedded meanwhile (the after-commit task, another think)
+        return 0
+    try:
+        vectors: np.ndarray = provider.embed([row.embedding_text() for row in rows])
+    except EmbeddingError as exc:
+        logger.warning("kg.backfill_failed rows=%d error=%s", len(rows), exc)
+        return 0
+    now = timezone.now()
+    names: list[str] = []
+    for row, vector in zip(rows, vectors, strict=True):
+        fields = fields_for(provider, vector)
+        for key, value in fields.items():
+            setattr(row, key, value)
+        row.updated_at = now
+        names = [*fields.keys(), "updated_at"]
+    Entity.objects.bulk_update([r for r in rows if isinstance(r, Entity)], names)
+    Observation.objects.bulk_update([r for r in rows if isinstance(r, Observation)], names)
+    return len(rows)

@@ -19,10 +19,9 @@ from kg.models import (
     Entity,
     EntityCandidate,
 )
+from kg.selectors.visibility import memories_visible_to
 from kg.services.memories import entity_embed_on_commit, memory_visible
 from legacymind.errors import ServiceError
-from thoughts.models import Thought
-from thoughts.selectors import memories_visible_to
 
 DECISIONS = ("approve", "reject", "alias")
 KINDS = ("entity", "edge")
@@ -179,23 +178,15 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
 
 def _same_owner(entity: Entity, cand: EntityCandidate) -> bool:
     """Whether the candidate comes from a thought of the same owner as the hidden entity."""
-    if entity.source_thought_id is None or cand.staged_by_thought_id is None:
+    if entity.source_thought is None or cand.staged_by_thought is None:
         return False
-    owners = Thought.objects.filter(
-        id__in=[entity.source_thought_id, cand.staged_by_thought_id]
-    ).values_list("owner_id", flat=True)
-    return len(set(owners)) == 1
+    return bool(entity.source_thought.owner_id == cand.staged_by_thought.owner_id)
 
 
-def _private_owner(thought_id: Any) -> int | None:
-    """The owner of ``thought_id`` when it is a private thought, else None."""
-    if thought_id is None:
-        return None
-    return (
-        Thought.objects.filter(id=thought_id, is_private=True)
-        .values_list("owner_id", flat=True)
-        .first()
-    )
+def _private_owner(thought: Any) -> int | None:
+    """The owner of ``thought`` (a source thought, through its foreign key) when it is a
+    private thought, else None."""
+    return thought.owner_id if thought is not None and thought.is_private else None
 
 
 def _names_may_join(entity: Entity, cand: EntityCandidate) -> bool:
@@ -203,8 +194,8 @@ def _names_may_join(entity: Entity, cand: EntityCandidate) -> bool:
     private thought are its owner's: they may join only an entity drawn from that owner's
     private thoughts, which nobody else sees either. On a shared entity every user would
     read them."""
-    owner = _private_owner(cand.staged_by_thought_id)
-    return owner is None or owner == _private_owner(entity.source_thought_id)
+    owner = _private_owner(cand.staged_by_thought)
+    return owner is None or owner == _private_owner(entity.source_thought)
 
 
 def _endpoints_for(cand: EdgeCandidate, reviewer: Any) -> QuerySet[Entity]:
@@ -212,13 +203,9 @@ def _endpoints_for(cand: EdgeCandidate, reviewer: Any) -> QuerySet[Entity]:
     those drawn from thoughts of the candidate's own author (their private memories are the
     ones their private thought speaks of). Anyone else's private memories read as missing."""
     among = memories_visible_to(_viewer(reviewer), Entity)
-    author = (
-        Thought.objects.filter(id=cand.staged_by_thought_id).values_list("owner_id", flat=True)
-        if cand.staged_by_thought_id is not None
-        else None
-    )
-    if author is not None:
-        among = among | Entity.objects.filter(source_thought__owner_id__in=author)
+    if cand.staged_by_thought is not None:
+        author = cand.staged_by_thought.owner_id
+        among = among | Entity.objects.filter(source_thought__owner_id=author)
     return among
 
 

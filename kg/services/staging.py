@@ -7,10 +7,19 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from kg.extraction import ExtractedEdge, ExtractedEntity, Extraction
 from kg.identity import clean, edge_key, norm
-from kg.models import Blocklist, CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate
+from kg.models import (
+    Blocklist,
+    CandidateStatus,
+    Edge,
+    EdgeCandidate,
+    Entity,
+    EntityCandidate,
+    ThoughtExtraction,
+)
 
 # A candidate with one of these statuses already speaks for its identity.
 LIVE = (CandidateStatus.PENDING, CandidateStatus.APPROVED, CandidateStatus.AUTO_APPROVED)
@@ -136,3 +145,23 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
         EntityCandidate.objects.bulk_create(new_entities)
         EdgeCandidate.objects.bulk_create(new_edges)
     return StageCounts(len(new_entities), len(new_edges))
+
+
+def extraction_record(*, thought_id: Any, provider: str) -> None:
+    """Record that the thought was extracted (now, by ``provider``), even when nothing was
+    staged: ``kg_extract`` goes on past it."""
+    ThoughtExtraction.objects.update_or_create(
+        thought_id=thought_id,
+        defaults={"extracted_at": timezone.now(), "provider": provider[:32]},
+    )
+
+
+def extraction_status(*, thought_id: Any) -> tuple[int, int] | None:
+    """(entity candidates, edge candidates) staged from the thought, or None when it has not
+    been extracted."""
+    if not ThoughtExtraction.objects.filter(thought_id=thought_id).exists():
+        return None
+    return (
+        EntityCandidate.objects.filter(staged_by_thought_id=thought_id).count(),
+        EdgeCandidate.objects.filter(staged_by_thought_id=thought_id).count(),
+    )

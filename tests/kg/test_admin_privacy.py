@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from kg.models import Edge, Observation
+from legacymind.admin_search import PRIVATE
 from tests.kg.factories import (
     EdgeCandidateFactory,
     EdgeFactory,
@@ -19,7 +20,6 @@ from tests.kg.factories import (
     EntityFactory,
     ThoughtFactory,
 )
-from thoughts.admin import PRIVATE
 
 pytestmark = pytest.mark.django_db
 SECRET_WORDS = (b"diary", b"Quillport", b"tidewater")

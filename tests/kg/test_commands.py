@@ -9,9 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from kg.models import EdgeCandidate, Entity, EntityCandidate
-from kg.services import thought_extract_on_commit
 from tests.kg.factories import EntityCandidateFactory, ThoughtFactory
 from thoughts.models import Thought
+from thoughts.services import thought_extract_on_commit
 
 pytestmark = pytest.mark.django_db
 

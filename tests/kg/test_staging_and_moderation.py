@@ -13,7 +13,6 @@ from kg.services import (
     candidates_decide,
     stage_extraction,
     text_extract,
-    thought_extract,
 )
 from tests.kg.factories import (
     EdgeCandidateFactory,
@@ -21,6 +20,7 @@ from tests.kg.factories import (
     EntityFactory,
     ThoughtFactory,
 )
+from thoughts.services import thought_extract
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.db import connection
 from django.utils import timezone
 
 from kg.models import Entity
-from thoughts.think.persist import memories_touch
+from kg.services import memories_touch
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from kg.models import EdgeCandidate
-from kg.services import thought_extract_on_commit
 from tests.kg.factories import ThoughtFactory
 from tests.support.celery_worker import worker_and_redis
+from thoughts.services import thought_extract_on_commit
 
 
 @pytest.mark.worker

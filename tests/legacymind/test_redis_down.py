@@ -11,12 +11,12 @@ import time
 
 import pytest
 
+from kg.selectors import nearest as kg_search
 from tests.support.celery_worker import celery_against
 from tests.support.redis_server import cache_down, free_port
 from tests.thoughts.conftest import embedded, text_vector, with_cosine
 from tests.thoughts.factories import EntityFactory
 from thoughts.models import Thought
-from thoughts.think import kg_search
 
 TEXT = "Notes about the greenhouse watering rota"
 

@@ -11,9 +11,9 @@ import pytest
 from django.utils import timezone
 
 from kg.models import Entity, Observation
+from kg.selectors import nearest as kg_search
 from legacymind.providers.embeddings import HashEmbedder
 from tests.thoughts.factories import EntityFactory, ObservationFactory
-from thoughts.think import kg_search
 
 DIM = 384
 

@@ -56,7 +56,7 @@ def test_dead_rows_nearer_the_query_no_longer_hide_the_live_ones(api, memory, ca
         memory(about=TEXT, cosine=0.5 - i * 0.05, name=f"live{i}")
 
     with (
-        caplog.at_level(logging.INFO, logger="thoughts.think"),
+        caplog.at_level(logging.INFO, logger="kg.nearest"),
         CaptureQueriesContext(connection) as captured,
     ):
         body = think(api)
@@ -65,7 +65,7 @@ def test_dead_rows_nearer_the_query_no_longer_hide_the_live_ones(api, memory, ca
     # The first search came back empty; the kind was searched again, iteratively.
     assert len(_searches(captured)) == 2
     assert any("hnsw.iterative_scan" in q["sql"] for q in captured)
-    assert "think.search_crowded kinds=entity k=40 returned=[0] searchable=[3]" in caplog.text
+    assert "kg.search_crowded kinds=entity k=40 returned=[0] searchable=[3]" in caplog.text
 
 
 def test_rows_of_another_model_nearer_the_query_no_longer_hide_the_current_ones(api, memory):
@@ -96,7 +96,7 @@ def _counts(captured):
 def test_a_kind_without_rows_is_counted_once_in_a_while_not_on_every_think(
     api, memory, monkeypatch
 ):
-    from thoughts.think import kg_search
+    from kg.selectors import nearest as kg_search
 
     memory(about=TEXT, cosine=0.5, name="only")  # entities: one; observations: none
     with CaptureQueriesContext(connection) as captured:
@@ -125,7 +125,7 @@ def test_a_kind_without_rows_is_counted_once_in_a_while_not_on_every_think(
      ("", False), ("0", False), ("dev", False)],
 )  # fmt: skip
 def test_the_iterative_search_again_only_where_pgvector_has_iterative_scans(version, iterative):
-    from thoughts.think.kg_search import _iterative_scans, has_iterative_scans
+    from kg.selectors.nearest import _iterative_scans, has_iterative_scans
 
     assert has_iterative_scans(version) is iterative
     assert _iterative_scans() is True  # this server: pgvector 0.8.5

@@ -43,17 +43,22 @@ def test_thought_create_stores_nothing_when_embedding_fails(user, settings, open
     assert Thought.objects.count() == 0
 
 
-def test_thought_store_turns_a_lost_insert_race_into_a_conflict_and_keeps_the_first(user):
+def test_thought_create_turns_a_lost_insert_race_into_a_conflict_and_keeps_the_first(user):
     """The think service checks the id first; a request that lost the race to the same id
     still gets the 409 (not a 500) from the insert, and the stored thought is untouched."""
     from legacymind.errors import Conflict
     from tests.thoughts.factories import ThoughtFactory
-    from thoughts.think.persist import thought_store
 
     first = ThoughtFactory(owner=user, content="first")
-    late = Thought(id=first.id, owner=user, content="second", mode="question", origin="human")
     with pytest.raises(Conflict) as caught:
-        thought_store(thought=late, injected=[], extract=False)
+        thought_create(
+            owner=user,
+            content="second",
+            origin="human",
+            extract=False,
+            id=first.id,
+            mode="question",
+        )
     assert caught.value.fields == {"thought_id": ["A thought with this id exists already."]}
     first.refresh_from_db()
     assert first.content == "first" and Thought.objects.count() == 1

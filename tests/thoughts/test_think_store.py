@@ -12,7 +12,7 @@ from legacymind.errors import Conflict
 from tests.support.pg_trace import another_connection, sent_sql
 from tests.thoughts.factories import EntityFactory, ThoughtFactory
 from thoughts.models import Thought
-from thoughts.think.persist import thought_store
+from thoughts.services import thought_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,12 +42,17 @@ def test_a_think_request_sends_its_insert_with_no_begin_or_commit(api, tmp_path,
 
 def test_a_duplicate_id_outside_a_transaction_is_a_409_and_the_connection_stays_usable(user):
     first = ThoughtFactory(owner=user, content="first")
-    late = Thought(id=first.id, owner=user, content="second", mode="question", origin="human")
     with pytest.raises(Conflict):
-        thought_store(thought=late, injected=[], extract=False)
+        thought_create(
+            owner=user,
+            content="second",
+            origin="human",
+            extract=False,
+            id=first.id,
+            mode="question",
+        )
     assert not connection.in_atomic_block
     first.refresh_from_db()
     assert first.content == "first" and Thought.objects.count() == 1
-    fresh = Thought(owner=user, content="third", mode="question", origin="human")
-    thought_store(thought=fresh, injected=[], extract=False)
+    thought_create(owner=user, content="third", origin="human", extract=False, mode="question")
     assert Thought.objects.count() == 2

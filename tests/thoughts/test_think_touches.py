@@ -17,10 +17,10 @@ from django.db import connection
 from django.utils import timezone
 
 from kg.models import Entity
+from kg.services.touches import FLAG, QUEUE, touches_flush
 from tests.support.celery_worker import celery_against, worker_and_redis
 from tests.support.redis_server import private_redis
 from thoughts.models import Thought
-from thoughts.think.touches import FLAG, QUEUE, touches_flush
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -162,7 +162,7 @@ def test_a_broker_outage_after_commit_keeps_the_thought_and_answers_201(api, mem
     assert Thought.objects.filter(content=TEXT).count() == 1
     lost = [r.getMessage() for r in caplog.records if r.name == "legacymind.tasks"]
     assert any(
-        "not queued after commit: thoughts.think.persist._touch_on_commit" in m for m in lost
+        "not queued after commit: thoughts.services.write._touch_on_commit" in m for m in lost
     )
     assert any("not queued after commit: kg.thought_extract" in m for m in lost)
     used.refresh_from_db()
@@ -172,7 +172,7 @@ def test_a_broker_outage_after_commit_keeps_the_thought_and_answers_201(api, mem
 def test_a_redis_that_never_answers_fails_the_bump_within_the_projects_2_s():
     """A host that accepts and then never answers (a dead peer behind a firewall) holds a
     request's after-commit work for the project's 2 s Redis timeout (redis-py's own is 5 s)."""
-    from thoughts.think.touches import _client
+    from kg.services.touches import _client
 
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))

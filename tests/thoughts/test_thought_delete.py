@@ -13,13 +13,13 @@ from django.db import connection, transaction
 
 from innervoice.models import DialogueExchange
 from kg.models import Entity, EntityCandidate, Observation, ThoughtExtraction
-from kg.tasks import thought_extract_task
 from tests.conftest import client_for
 from tests.innervoice.factories import DialogueExchangeFactory, DialogueThreadFactory
 from tests.kg.factories import EntityCandidateFactory, EntityFactory
 from tests.support.pg_trace import another_connection
 from tests.thoughts.factories import ThoughtFactory
 from thoughts.models import Thought
+from thoughts.tasks import thought_extract_task
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kg.api.search import KgSearchHit
+from kg.selectors import MemoryHit
 from legacymind.inputs import query_input
 from legacymind.schema import error
+from legacymind.users import Viewer, signed_in
 from thoughts import selectors, services
 from thoughts.api.read_inputs import ChainInput, SearchInput, ThoughtFilterInput
 from thoughts.models import Thought
@@ -232,7 +234,7 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     @extend_schema(parameters=[THOUGHT_ID], responses={204: None, **NOT_FOUND})
     def destroy(self, request: Request, pk: str) -> Response:
         """Delete one of your thoughts, and what was drawn from it if it is private."""
-        services.thought_delete(user=request.user, thought_id=pk)
+        services.thought_delete(user=signed_in(request), thought_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(parameters=[THOUGHT_ID, ChainInput], responses={200: ChainOut, **NOT_FOUND})
@@ -246,18 +248,17 @@ class ThoughtViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         return Response(ChainOut(tree).data)
 
 
-def _memory_hit(hit: selectors.Hit, own: set[Any]) -> dict[str, Any]:
-    row = hit.row
+def _memory_hit(hit: MemoryHit, viewer: Viewer) -> dict[str, Any]:
     return {
         "kind": hit.kind,
-        "id": row.pk,
-        "name": row.name,
-        "entity_type": getattr(row, "entity_type", None),
-        "description": row.description,
+        "id": hit.id,
+        "name": hit.name,
+        "entity_type": hit.entity_type,
+        "description": hit.description,
         "similarity": round(hit.similarity, 4),
         # The thought a memory came from is named to its owner only (kg.api.fields).
-        "source_thought_id": row.source_thought_id if row.source_thought_id in own else None,
-        "created_at": row.created_at,
+        "source_thought_id": hit.source_for(viewer),
+        "created_at": hit.created_at,
     }
 
 
@@ -297,12 +298,9 @@ class SearchView(APIView):
                 "order": result.order,
                 "results": [_thought_hit(hit) for hit in result.thoughts],
             }
-        own = selectors.own_thought_ids(
-            request.user, (hit.row.source_thought_id for hit in result.memories)
-        )
         body = {
             "embedding": asdict(result.embedding),
-            "memories": {"items": [_memory_hit(hit, own) for hit in result.memories]},
+            "memories": {"items": [_memory_hit(hit, request.user) for hit in result.memories]},
             "thoughts": thoughts,
         }
         return Response(SearchOut(body).data)

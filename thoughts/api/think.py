@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from legacymind.fields import StringField
 from legacymind.inputs import Input
 from legacymind.schema import error
+from legacymind.users import signed_in
 from thoughts.api.think_out import ThinkOut
 from thoughts.services import ThinkResult, thought_think
 from thoughts.think.continuity import thought_ref
@@ -112,7 +113,7 @@ class ThinkView(APIView):
         data = self.ThinkInput(data=request.data)
         data.is_valid(raise_exception=True)
         params = think_params(**data.validated_data)
-        result = thought_think(owner=request.user, params=params)
+        result = thought_think(owner=signed_in(request), params=params)
         return Response(think_response(result), status=status.HTTP_201_CREATED)
 
 

@@ -22,8 +22,6 @@ from thoughts.selectors.reads import (
 )
 from thoughts.selectors.search import SEARCH_ORDERS, SEARCH_TARGETS, Hit, SearchResult, search
 from thoughts.selectors.visibility import (
-    Viewer,
-    memories_visible_to,
     own_thought_ids,
     thoughts_visible_to,
 )
@@ -42,9 +40,7 @@ __all__ = [
     "Link",
     "SearchResult",
     "ThoughtFilters",
-    "Viewer",
     "injected_memories",
-    "memories_visible_to",
     "own_thought_ids",
     "search",
     "thought_chain",

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
 
+from legacymind.users import Viewer
 from thoughts.models import Thought
-from thoughts.selectors.visibility import Viewer, thoughts_visible_to
+from thoughts.selectors.visibility import thoughts_visible_to
 
 CHAIN_MAX_DEPTH = 50
 CHAIN_MAX_NODES = 500

@@ -10,11 +10,12 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
-from kg.models import Entity, Observation
+from kg.selectors import Memory, memories_by_id
 from legacymind.errors import NotFound
+from legacymind.users import Viewer
 from thoughts.models import Thought
 from thoughts.refs import parse_thought_ref
-from thoughts.selectors.visibility import Viewer, memories_visible_to, thoughts_visible_to
+from thoughts.selectors.visibility import thoughts_visible_to
 
 LINK_FIELDS = ("previous_thought", "revises_thought", "branch_from")
 
@@ -134,7 +135,7 @@ def _memory_ref(item: Any) -> tuple[str | None, int | None, dict[str, Any]]:
 class InjectedMemory:
     kind: str | None
     id: int | None
-    row: Entity | Observation | None  # None: deleted since, or not visible to this viewer
+    row: Memory | None  # None: deleted since, or not visible to this viewer
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -145,12 +146,7 @@ def injected_memories(*, user: Viewer, thought: Thought) -> list[InjectedMemory]
     for kind, pk, _ in refs:
         if kind in wanted and pk is not None:
             wanted[kind].add(pk)
-    rows: dict[tuple[str, int], Entity | Observation] = {}
-    for e in memories_visible_to(user, Entity).filter(pk__in=wanted["entity"]).defer("embedding"):
-        rows["entity", e.pk] = e
-    observations = memories_visible_to(user, Observation).filter(pk__in=wanted["observation"])
-    for o in observations.defer("embedding"):
-        rows["observation", o.pk] = o
+    rows = memories_by_id(user, entity_ids=wanted["entity"], observation_ids=wanted["observation"])
     return [
         InjectedMemory(kind, pk, rows.get((kind, pk)) if kind and pk else None, extra)
         for kind, pk, extra in refs

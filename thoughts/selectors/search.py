@@ -5,16 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Case, F, FloatField, QuerySet, When
-from django.db.models.functions import Cast
-from pgvector.django import CosineDistance, VectorField
+from django.db.models import QuerySet
 
-from kg.models import Entity, Observation
+from kg.selectors import MemoryHit, memories_nearest
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import Provenance, get_provider, provenance
-from legacymind.vectors import nearest
+from legacymind.users import Viewer
+from legacymind.vectors import exact_similarity, nearest_or_exact
 from thoughts.selectors.reads import ThoughtFilters, thoughts_filter
-from thoughts.selectors.visibility import Viewer, memories_visible_to, thoughts_visible_to
+from thoughts.selectors.visibility import thoughts_visible_to
 
 SEARCH_TARGETS = ("entity", "observation", "mixed", "thoughts")
 SEARCH_ORDERS = ("similarity", "created_at_asc", "created_at_desc")
@@ -22,47 +21,17 @@ SEARCH_ORDERS = ("similarity", "created_at_asc", "created_at_desc")
 
 @dataclass(frozen=True)
 class Hit:
-    kind: str  # entity | observation | thought
+    kind: str  # thought
     row: Any
     similarity: float
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    memories: list[Hit]
+    memories: list[MemoryHit]
     thoughts: list[Hit] | None  # None when thoughts were not searched
     order: str | None
     embedding: Provenance
-
-
-def exact_similarity(queryset: QuerySet[Any], vector: list[float], model: str) -> QuerySet[Any]:
-    """Rows of the query's dimension and model with ``distance``/``similarity``, computed
-    exactly.
-
-    The CASE keeps Postgres from casting a vector of another size (it may evaluate a WHERE on
-    the distance before the one on ``embedding_dim``) and, not being the indexed expression,
-    keeps the HNSW index out of it.
-    """
-    dim = len(vector)
-    cosine = CosineDistance(Cast("embedding", VectorField(dimensions=dim)), vector)
-    distance = Case(When(embedding_dim=dim, then=cosine), default=None, output_field=FloatField())
-    return (
-        queryset.filter(embedding_dim=dim, embedding_model=model, embedding__isnull=False)
-        .annotate(distance=distance)
-        .annotate(similarity=1 - F("distance"))
-    )
-
-
-def nearest_or_exact(queryset: QuerySet[Any], vector: list[float], model: str, k: int) -> list[Any]:
-    """The k nearest rows of ``queryset`` (with ``similarity``), most similar first."""
-    rows = list(nearest(queryset, vector, k, model=model))
-    if len(rows) < k:
-        # pgvector reads at most hnsw.ef_search index entries (iterative scans are off) and
-        # filters them afterwards, so a filtered search (one user's thoughts, one chain) can
-        # come back short although more rows match: those rows are then few enough to rank
-        # exactly.
-        rows = list(exact_similarity(queryset, vector, model).order_by("distance")[:k])
-    return rows
 
 
 def _nearest_above(
@@ -81,21 +50,14 @@ def _memory_hits(
     k: int,
     sim_thresh: float,
     chain_id: str | None,
-) -> list[Hit]:
-    sources: list[tuple[str, QuerySet[Any]]] = []
-    if target in ("entity", "mixed"):
-        sources.append(("entity", memories_visible_to(user, Entity)))
-    if target in ("observation", "mixed"):
-        sources.append(("observation", memories_visible_to(user, Observation)))
-    hits: list[Hit] = []
-    for kind, queryset in sources:
-        if chain_id is not None:  # memories drawn from the viewer's thoughts of that chain
-            chain = thoughts_visible_to(user).filter(chain_id=chain_id)
-            queryset = queryset.filter(source_thought__in=chain)
-        for row in _nearest_above(queryset.defer("embedding"), vector, model, k, sim_thresh):
-            hits.append(Hit(kind, row, float(row.similarity)))
-    hits.sort(key=lambda hit: -hit.similarity)
-    return hits[:k]
+) -> list[MemoryHit]:
+    kinds = ("entity", "observation") if target == "mixed" else (target,)
+    # With a chain: memories drawn from the viewer's thoughts of that chain.
+    chain = thoughts_visible_to(user).filter(chain_id=chain_id) if chain_id is not None else None
+    found = memories_nearest(
+        user, vector, model=model, k=k, kinds=kinds, min_similarity=sim_thresh, from_thoughts=chain
+    )
+    return found.hits[:k]
 
 
 def _thought_hits(
@@ -145,7 +107,7 @@ def search(
     filters = filters or ThoughtFilters()
     provider = get_provider()
     vector = [float(x) for x in provider.embed([query])[0]]
-    memories: list[Hit] = []
+    memories: list[MemoryHit] = []
     if target != "thoughts":
         memories = _memory_hits(
             user=user,

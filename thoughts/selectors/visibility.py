@@ -1,5 +1,5 @@
-"""Who may see which thought or memory: one rule, applied by every read of the thoughts app
-and of the KG API.
+"""Who may see which thought: one rule, applied by every read of the thoughts app, and the one
+selector of this app the KG's API uses (to accept a source thought, and to name it).
 
 A user sees their own thoughts and nobody else's. Private thoughts are therefore never shown to
 anyone but their owner, and a thought of another user reads exactly like one that does not
@@ -10,16 +10,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from typing import TypeVar
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
-from kg.models import Edge, Entity, Observation
+from legacymind.users import Viewer
 from thoughts.models import Thought
-
-Viewer = AbstractBaseUser | AnonymousUser
-M = TypeVar("M", Entity, Observation, Edge)
 
 
 def thoughts_visible_to(user: Viewer) -> QuerySet[Thought]:
@@ -27,16 +22,6 @@ def thoughts_visible_to(user: Viewer) -> QuerySet[Thought]:
     if not user.is_authenticated:
         return Thought.objects.none()
     return Thought.objects.filter(owner_id=user.pk)
-
-
-def memories_visible_to(user: Viewer, model: type[M]) -> QuerySet[M]:
-    """KG entities, observations or edges ``user`` may see. The graph is shared, but a memory
-    drawn from someone's private thought stays theirs (the think pipeline injects by the same
-    rule)."""
-    shared = Q(source_thought__isnull=True) | Q(source_thought__is_private=False)
-    if user.is_authenticated:
-        shared |= Q(source_thought__owner_id=user.pk)
-    return model._default_manager.filter(shared)
 
 
 def own_thought_ids(user: Viewer, ids: Iterable[uuid.UUID | None]) -> set[uuid.UUID]:

@@ -19,9 +19,12 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
+from kg.selectors import MemoryHit as Candidate
+from kg.selectors import Nearest, memories_nearest
+from kg.services import memories_backfill
 from legacymind.providers.embeddings import EmbeddingProvider
+from legacymind.users import Viewer
 from thoughts.think.frameworks.profiles import profile_for
-from thoughts.think.memories import Candidate, Nearest, kg_backfill, kg_nearest
 
 SCALE_LIMITS = {1: 5, 2: 10, 3: 20}
 ENRICHED_MAX = 5  # memories listed in enriched_content, as in the original
@@ -185,7 +188,7 @@ def memories_inject(
     scale: int,
     mode: str,
     submode: str | None,
-    owner_id: int | None,
+    viewer: Viewer,
 ) -> Injection:
     """Choose the memories for one thought. Reads only, apart from the vector backfill; the
     caller stores the result and bumps access counts in the thought's own write."""
@@ -204,15 +207,15 @@ def memories_inject(
     values = vector.tolist()
 
     def search(probe: int = 0) -> Nearest:
-        # Down to the floor only when nothing passes the threshold (``kg_nearest``'s
+        # Down to the floor only when nothing passes the threshold (``memories_nearest``'s
         # fallback). Noise rows (random directions sit near cosine 0 +- 0.05 at 384-d) clear a
         # floor of 0.15 by the hundred in a large graph, so one search to the floor would
         # always have to widen to the whole pool.
-        return kg_nearest(
-            vector=values,
+        return memories_nearest(
+            viewer,
+            values,
             model=provider.model,
             k=result.pool,
-            owner_id=owner_id,
             min_similarity=threshold,
             fallback=floor,
             probe_unembedded=probe,
@@ -220,12 +223,12 @@ def memories_inject(
 
     found = search(probe=backfill_max)
     if any(found.unembedded.values()):  # always empty when backfill_max is 0 (no probe)
-        result.backfilled = kg_backfill(
+        result.backfilled = memories_backfill(
             provider=provider, ids=_first(found.unembedded, backfill_max)
         )
         if result.backfilled:
             found = search()
-    candidates = found.candidates
+    candidates = found.hits
     result.candidates = len(candidates)
     result.memories, result.used_floor = select(
         candidates,

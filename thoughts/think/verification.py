@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
+from kg.selectors import MemoryHit as Candidate
+from kg.selectors import memories_nearest
 from legacymind.providers.embeddings import EmbeddingProvider
-from thoughts.think.memories import Candidate, kg_nearest
+from legacymind.users import Viewer
 
 REVISION_BELOW = 0.4
 
@@ -56,18 +58,18 @@ def hypothesis_verify(
     provider: EmbeddingProvider,
     vector: np.ndarray,
     request: VerifyRequest,
-    owner_id: int | None,
+    viewer: Viewer,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     patterns = request.patterns or list(settings.SURR_VERIFY_PATTERNS)
     contradiction = _pattern(patterns)
-    candidates = kg_nearest(
-        vector=vector.tolist(),
+    candidates = memories_nearest(
+        viewer,
+        vector.tolist(),
         model=provider.model,
         k=request.top_k,
-        owner_id=owner_id,
         min_similarity=request.min_similarity,
-    ).candidates
+    ).hits
     kept = sorted(
         (c for c in candidates if c.similarity >= request.min_similarity),
         key=lambda c: (-c.similarity, c.kind, c.id),

@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 
 from kg.models import CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate, Observation
 from kg.services import DecisionItem, candidates_decide
-from legacymind import demo
+from thoughts import demo
 from legacymind.providers import embeddings
 from thoughts.models import Thought
 

@@ -1,5 +1,5 @@
-"""Services of the thoughts app: the think pipeline (``thought_think``) and a plain embedded
-write for other pipelines (``thought_create``)."""
+"""The think pipeline (``thought_think``): mode, embedding, continuity, injection,
+verification and analysis, then the one write (``thought_create``)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.contrib.auth.models import User
 
-from legacymind.errors import NotFound
-from legacymind.providers.embeddings import EmbeddingProvider, fields_for, get_provider
+from legacymind.providers.embeddings import EmbeddingProvider, get_provider
 from thoughts.models import Thought
+from thoughts.services.write import thought_create
 from thoughts.think.continuity import Continuity, continuity_resolve
 from thoughts.think.frameworks import framework_analyze
 from thoughts.think.injection import Injection, memories_inject
 from thoughts.think.modes import MODE_DEFAULTS, ModeChoice, mode_select
 from thoughts.think.params import ThinkParams
-from thoughts.think.persist import thought_id_claim, thought_store
+from thoughts.think.persist import thought_id_claim
 from thoughts.think.verification import VerifyRequest, hypothesis_verify
 
 logger = logging.getLogger("thoughts.think")
@@ -49,7 +49,7 @@ class _Timer:
         self._last = now
 
 
-def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
+def thought_think(*, owner: User, params: ThinkParams) -> ThinkResult:
     """Select the mode, embed, resolve links, inject memories, verify, analyse, and store the
     thought in one transaction. An embedding failure raises (503) before anything is written."""
     timer = _Timer()
@@ -83,7 +83,7 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
         scale=scale,
         mode=choice.mode,
         submode=params.submode,
-        owner_id=owner.pk,
+        viewer=owner,
     )
     timer.mark("inject")
     verification = None
@@ -98,7 +98,7 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
                 evidence_limit=params.evidence_limit,
                 patterns=params.contradiction_patterns,
             ),
-            owner_id=owner.pk,
+            viewer=owner,
         )
         timer.mark("verify")
     analysis = None
@@ -106,12 +106,14 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
         analysis = framework_analyze(text=params.content, submode=params.submode)
         timer.mark("frameworks")
 
-    thought = Thought(
-        id=thought_id,
+    thought = thought_create(
         owner=owner,
         content=params.content,
-        mode=choice.mode,
         origin=choice.origin,
+        embedding=(provider, vectors[0]),
+        injected=injection.memories,
+        id=thought_id,
+        mode=choice.mode,
         injection_scale=injection.scale,
         significance=significance,
         tags=params.tags,
@@ -128,9 +130,7 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
         framework_enhanced=analysis is not None,
         framework_analysis=analysis,
         verification=verification if settings.SURR_PERSIST_VERIFICATION else None,
-        **fields_for(provider, vectors[0]),
     )
-    thought_store(thought=thought, injected=injection.memories)
     timer.mark("store")
     logger.info(
         "think thought=%s mode=%s scale=%d injected=%d verified=%s ms=%s",
@@ -151,57 +151,3 @@ def thought_think(*, owner: Any, params: ThinkParams) -> ThinkResult:
         verification=verification,
         timings_ms=timer.marks,
     )
-
-
-def thought_create(
-    *,
-    owner: Any,
-    content: str,
-    origin: str,
-    tags: list[str] | None = None,
-    is_private: bool = False,
-    significance: float = 0.5,
-    session_id: str | None = None,
-    chain_id: str | None = None,
-    previous_thought_id: uuid.UUID | None = None,
-    extract: bool = True,
-) -> Thought:
-    """Embed and store a thought without the think pipeline (no mode, injection or analysis),
-    for pipelines that write their own thoughts. Raises EmbeddingError (503) before writing."""
-    provider = get_provider()
-    vector = provider.embed([content])[0]
-    thought = Thought(
-        owner=owner,
-        content=content,
-        origin=origin,
-        tags=list(tags or []),
-        is_private=is_private,
-        significance=significance,
-        session_id=session_id,
-        chain_id=chain_id,
-        previous_thought_id=previous_thought_id,
-        **fields_for(provider, vector),
-    )
-    return thought_store(thought=thought, injected=[], extract=extract)
-
-
-def thought_delete(*, user: Any, thought_id: uuid.UUID | str) -> None:
-    """Delete one of ``user``'s thoughts; another user's reads as missing (NotFound, a 404).
-
-    What goes with it is what its foreign keys say, as in the admin: the KG memories and
-    candidates drawn from it when it is private (``kg.models.private_source_deleted``; from a
-    shared thought they stay, without the link), its extraction record, the inner-voice
-    exchange whose synthesis it is (an exchange's follow-up question only leaves it). Other
-    thoughts' continuity links that name it stay, unresolved, like any link to a thought that
-    is not there."""
-    from thoughts.selectors import thought_get
-
-    with transaction.atomic():
-        thought = thought_get(user=user, thought_id=thought_id)
-        # Locked before Django collects what goes with it: an extraction staging candidates for
-        # this thought holds the same lock (kg.services.extract), so its candidates are either
-        # committed before they are collected here, or never written. Unlocked, they could be
-        # committed in between and fail this delete's foreign key check at commit (a 500).
-        if not Thought.objects.select_for_update().filter(pk=thought.pk).exists():
-            raise NotFound("No such thought.")  # deleted meanwhile by another request
-        thought.delete()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -26,15 +26,46 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from kg.models import Entity, Observation
 from legacymind.celery import app
-from thoughts.think.persist import memories_bump, memories_touch
 
-logger = logging.getLogger("thoughts.touches")
+logger = logging.getLogger("kg.touches")
 
 QUEUE = "legacymind:touches"
 FLAG = "legacymind:touches:scheduled"  # set while a flush is scheduled
 BATCH = 1000  # items popped per round trip
 FLAG_TTL = 60  # seconds: a lost flush blocks scheduling no longer than this
+
+
+def memories_bump(*, bumps: Mapping[tuple[str, int], tuple[int, datetime]]) -> int:
+    """For each (kind, id) -> (uses, last use): access_count + uses and last_accessed = the last
+    use (never moved back), in one UPDATE per table. Returns the rows updated."""
+    touched = 0
+    with connection.cursor() as cursor:
+        for kind, model in (("entity", Entity), ("observation", Observation)):
+            keys = sorted(key for key in bumps if key[0] == kind)
+            if not keys:
+                continue
+            cursor.execute(
+                f"UPDATE {model._meta.db_table} AS t "
+                "SET access_count = t.access_count + v.n, "
+                "last_accessed = GREATEST(t.last_accessed, v.at) "
+                "FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[]) AS v(id, n, at) "
+                "WHERE t.id = v.id",
+                [[k[1] for k in keys], [bumps[k][0] for k in keys], [bumps[k][1] for k in keys]],
+            )
+            touched += cursor.rowcount
+    return touched
+
+
+def memories_touch(*, entity_ids: list[int], observation_ids: list[int], at: datetime) -> int:
+    """access_count + 1 and last_accessed = at (never moved back) for each memory used."""
+    return memories_bump(
+        bumps={
+            **{("entity", pk): (1, at) for pk in entity_ids},
+            **{("observation", pk): (1, at) for pk in observation_ids},
+        }
+    )
 
 
 @lru_cache(maxsize=4)
@@ -65,7 +96,7 @@ def touch_later(*, entity_ids: list[int], observation_ids: list[int], at: dateti
     pipe.set(FLAG, 1, nx=True, ex=FLAG_TTL)
     _, scheduled_now = pipe.execute()
     if scheduled_now:
-        from thoughts.tasks import memories_touch_flush_task
+        from kg.tasks import memories_touch_flush_task
 
         memories_touch_flush_task.apply_async(countdown=settings.SURR_TOUCH_FLUSH_SECONDS)
 

@@ -10,10 +10,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from kg import services
 from legacymind.dates import BadMoment, parse_moment
 from legacymind.errors import ServiceError
 from legacymind.progress import logs_through_bar
+from thoughts import services
 from thoughts.models import Thought
 
 

@@ -1,4 +1,4 @@
-"""Reads of the knowledge graph: the moderation queue, review suggestions, neighbours, search."""
+"""Reads for moderators: the candidate queue and the entities a candidate may be."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from django.conf import settings
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
 from kg.identity import norm
-from kg.models import CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate, Observation
+from kg.models import CandidateStatus, EdgeCandidate, Entity, EntityCandidate
+from kg.selectors.visibility import memories_visible_to
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, get_provider
+from legacymind.users import Viewer
 from legacymind.vectors import nearest
-from thoughts.selectors import Viewer, memories_visible_to
 
 TARGETS = ("entity", "relationship", "mixed")
 
@@ -145,64 +146,3 @@ def suggestions_for(
         ranked = sorted(best.values(), key=lambda s: -s.score)
         out[cand.pk] = [s for s in ranked if s.score >= floor][:k]
     return out
-
-
-def visible_edges(viewer: Viewer) -> QuerySet[Edge]:
-    """Edges ``viewer`` may see: the edge and both of its endpoints pass the memory rule (an
-    edge between two shared entities can still come from someone's private thought)."""
-    entities = memories_visible_to(viewer, Entity).values("pk")
-    return (
-        memories_visible_to(viewer, Edge)
-        .filter(source_id__in=entities, target_id__in=entities)
-        .select_related("source", "target")
-    )
-
-
-def entity_neighbors(
-    *, entity: Entity, viewer: Viewer, depth: int = 1
-) -> tuple[list[Entity], list[Edge]]:
-    """Entities within ``depth`` hops (either direction) and the edges between them, as far as
-    ``viewer`` may see them."""
-    seen = {entity.pk}
-    frontier = {entity.pk}
-    edges: dict[int, Edge] = {}
-    for _ in range(depth):
-        hop = visible_edges(viewer).filter(Q(source_id__in=frontier) | Q(target_id__in=frontier))
-        nxt: set[int] = set()
-        for edge in hop:
-            edges[edge.pk] = edge
-            nxt |= {edge.source_id, edge.target_id}
-        frontier = nxt - seen
-        seen |= nxt
-        if not frontier:
-            break
-    nodes = list(
-        memories_visible_to(viewer, Entity).filter(id__in=seen - {entity.pk}).order_by("name")
-    )
-    return nodes, list(edges.values())
-
-
-def kg_search(
-    *, query: str, viewer: Viewer, target: str = "mixed", top_k: int = 10
-) -> list[tuple[str, Any]]:
-    """Entities and observations nearest to ``query`` that ``viewer`` may see: (kind, row with
-    ``similarity``)."""
-    provider = get_provider()
-    vector = provider.embed([query])[0].tolist()
-    rows: list[tuple[str, Any]] = []
-    if target in ("entity", "mixed"):
-        rows += [
-            ("entity", e)
-            for e in nearest(
-                memories_visible_to(viewer, Entity), vector, top_k, model=provider.model
-            )
-        ]
-    if target in ("observation", "mixed"):
-        rows += [
-            ("observation", o)
-            for o in nearest(
-                memories_visible_to(viewer, Observation), vector, top_k, model=provider.model
-            )
-        ]
-    rows.sort(key=lambda r: -float(r[1].similarity))
-    return rows[:top_k]

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from legacymind.demo import demo_seed
 from legacymind.errors import ServiceError
+from thoughts.demo import demo_seed
 
 
 class Command(BaseCommand):
