@@ -346,11 +346,13 @@ def _search(
     live = {kind: k for kind in kinds}
     short = [kind for kind in kinds if len(found[kind]) < k]
     now = time.monotonic()
-    empty = [kind for kind in short if _NONE_SEARCHABLE.get((kind, len(vector), model), 0) > now]
+    empty = [
+        kind for kind in short if _NONE_SEARCHABLE.get((kind, len(vector), model, owner), 0) > now
+    ]
     live.update(dict.fromkeys(empty, 0))
     ask = [kind for kind in short if kind not in empty]
     if ask:
-        live.update(_searchable(ask, len(vector), model, k))
+        live.update(_searchable(ask, len(vector), model, k, owner))
         crowded = [kind for kind in short if len(found[kind]) < live[kind]]
         if crowded:
             logger.info(
@@ -417,38 +419,42 @@ def _run_search(
     return found, unembedded
 
 
-# (kind, dimension, model) -> until when (monotonic) the kind is known to hold no searchable
+# (kind, dimension, model, viewer) -> until when (monotonic) the kind is known to hold no searchable
 # row: a KG without observations (or with none of this model yet) makes every search short,
 # and asking again each time cost a round trip a think (~0.3 ms of ~12). Only the count is
 # remembered, never the search: a row added meanwhile is still found, and all that waits
 # for the deadline is telling a crowded index apart (``_searchable``) for that kind.
-_NONE_SEARCHABLE: dict[tuple[str, int, str], float] = {}
+_NONE_SEARCHABLE: dict[tuple[str, int, str, int | None], float] = {}
 NONE_SEARCHABLE_SECONDS = 10.0
 
 
-def _searchable(kinds: Sequence[str], dim: int, model: str, k: int) -> dict[str, int]:
-    """How many rows of each kind a search could return (its dimension and model, a vector),
-    counted up to ``k``. Asked only when a search came back short: a small or empty KG does
+def _searchable(
+    kinds: Sequence[str], dim: int, model: str, k: int, owner: int | None
+) -> dict[str, int]:
+    """How many rows of each kind a search could return (its dimension and model, a vector,
+    visible to ``owner``), counted up to ``k``. Asked only when a search came back short: a small or empty KG does
     that, and so does a crowded index, which this count tells apart.
 
     A crowded index: pgvector reads at most ef_search index entries and the query drops the
     ones it cannot return afterwards, dead rows (rolled back, deleted) until a VACUUM and rows
     of another model of the same dimension until ``reembed``. When enough of them lie nearer
     the query than the rest, the search comes back short, even empty, although rows pass."""
-    parts = [
-        f"SELECT %s, count(*) FROM (SELECT 1 FROM {KINDS[kind]._meta.db_table} "
-        f"WHERE embedding_dim = {int(dim)} AND embedding_model = %s AND embedding IS NOT NULL "
-        "LIMIT %s) AS searchable"
-        for kind in kinds
-    ]
-    params = [value for kind in kinds for value in (kind, model, k)]
+    parts: list[str] = []
+    params: list[Any] = []
+    for kind in kinds:
+        rows = KINDS[kind].objects.filter(
+            visible_q(owner), embedding_dim=dim, embedding_model=model, embedding__isnull=False
+        )
+        sql, values = rows.values("id")[:k].query.sql_with_params()
+        parts.append(f"SELECT %s, count(*) FROM ({sql}) AS searchable")
+        params += [kind, *values]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), params)
         counts = {kind: int(count) for kind, count in cursor.fetchall()}
     until = time.monotonic() + NONE_SEARCHABLE_SECONDS
     for kind, count in counts.items():
         if count == 0:
-            _NONE_SEARCHABLE[(kind, dim, model)] = until
+            _NONE_SEARCHABLE[(kind, dim, model, owner)] = until
     return counts
 
 
