@@ -96,6 +96,41 @@ def excavation_start(*, entry: JournalEntry, client_id: str) -> ExcavationRespon
 def excavation_step(
     *, state: ExcavationState, user_reply: str, expected_probe_id: object, client_id: str
 ) -> ExcavationResponse:
+    """Read the reply to the open probe: update the hypotheses, then ask the next probe or
+    finish. The state is changed in place and signed again for ``client_id``."""
+    probe = _open_probe(state, expected_probe_id, client_id=client_id)
+    options = probe.quick_options or [NOT_SURE]
+    safety = _reply_safety(state, user_reply, options)
+    index = _matched_option(user_reply, options)
+    signals = _update_hypotheses(state, probe, index)
+    state.probes_log.append(
+        ProbeTurn(
+            probe=probe,
+            user_reply=user_reply,
+            signals=signals,
+            analysis=f'reply matched "{options[index]}"',
+            updated_hypotheses=list(state.hypotheses),
+        )
+    )
+    state.budget_used += 1
+    state.revision += 1
+    ranked = sorted(
+        (h for h in state.hypotheses if h.status == "active"), key=lambda h: -h.confidence
+    )
+    reason = _exit_reason(state, ranked)
+    if reason is None:
+        state.last_probe = _probe(state)
+        sign(state, client_id=client_id)
+        return ExcavationResponse(
+            complete=False, state=state, probe=state.last_probe, safety=notice(safety)
+        )
+    result = _finish(state, ranked, reason, concern=safety.concern)
+    sign(state, client_id=client_id)
+    return ExcavationResponse(complete=True, state=state, result=result, safety=notice(safety))
+
+
+def _open_probe(state: ExcavationState, expected_probe_id: object, *, client_id: str) -> Probe:
+    """The probe the reply answers, in a state this client may continue."""
     # Bound to the client as v3's state is (agent.integrity): another user's state is refused
     # exactly as a tampered one.
     if not verify(state, client_id=client_id):
@@ -109,20 +144,35 @@ def excavation_step(
             fields={"expected_probe_id": ["Does not match the open probe."]},
             extra={"expected": str(probe.probe_id) if probe else None},
         )
-    options = probe.quick_options or [NOT_SURE]
+    return probe
+
+
+def _reply_safety(state: ExcavationState, user_reply: str, options: list[str]) -> Assessment:
+    """Refused at risk; a concern, now or earlier in the session, is kept in the state and
+    carried by every later response."""
     earlier = bool(state.exit_flags.get(CONCERN_FLAG))
     safety = assess_reply(user_reply, options, earlier_concern=earlier, where="excavation")
     refuse_at_risk(safety, field="user_reply", what="reply")
     if safety.concern or earlier:
         state.exit_flags[CONCERN_FLAG] = True
         safety = safety if safety.concern else Assessment("concern", None)
+    return safety
+
+
+def _matched_option(user_reply: str, options: list[str]) -> int:
+    """The option the reply names, else the closest one by meaning, else "not sure"."""
     lowered = [o.lower() for o in options]
     if user_reply.strip().lower() in lowered:
-        index = lowered.index(user_reply.strip().lower())
-    else:
-        vectors = embed([user_reply, *options[:-1]])
-        sims = vectors[1:] @ vectors[0]
-        index = int(sims.argmax()) if sims.max() >= 0.6 else len(options) - 1
+        return lowered.index(user_reply.strip().lower())
+    vectors = embed([user_reply, *options[:-1]])
+    sims = vectors[1:] @ vectors[0]
+    return int(sims.argmax()) if sims.max() >= 0.6 else len(options) - 1
+
+
+def _update_hypotheses(state: ExcavationState, probe: Probe, index: int) -> list[str]:
+    """Bounded Bayesian update of the active hypotheses on the answer at ``index``; counts a
+    confirmation for the one it names and discards the ones left below DISCARD_BELOW. Returns
+    the turn's signals."""
     active = [h for h in state.hypotheses if h.status == "active"]
     ids = [str(h.hypothesis_id) for h in active]
     by_id = {str(h.hypothesis_id): h for h in active}
@@ -146,43 +196,36 @@ def excavation_step(
         if h.confidence < DISCARD_BELOW:
             h.status = "discarded"
             h.discard_reason = f"confidence {h.confidence:.2f} after {state.budget_used + 1} probes"
-    state.probes_log.append(
-        ProbeTurn(
-            probe=probe,
-            user_reply=user_reply,
-            signals=signals,
-            analysis=f'reply matched "{options[index]}"',
-            updated_hypotheses=list(state.hypotheses),
-        )
-    )
-    state.budget_used += 1
-    state.revision += 1
-    ranked = sorted(
-        (h for h in state.hypotheses if h.status == "active"), key=lambda h: -h.confidence
-    )
+    return signals
+
+
+def _exit_reason(state: ExcavationState, ranked: list[CruxHypothesis]) -> str | None:
+    """Why the excavation stops after this probe (``ranked``: the active hypotheses, most
+    confident first), or None to ask another."""
     top = ranked[0]
     gap = top.confidence - (ranked[1].confidence if len(ranked) > 1 else 0.0)
-    reason = None
     if top.confidence >= settings.EXCAVATION_TAU_HIGH and gap >= settings.EXCAVATION_DELTA_GAP:
-        reason = "threshold"
-    elif top.confirmations >= settings.EXCAVATION_N_CONFIRMATIONS:
-        reason = "confirmations"
-    elif state.budget_used >= settings.EXCAVATION_K_BUDGET or len(ranked) < 2:
-        reason = "budget"
-    if reason is None:
-        state.last_probe = _probe(state)
-        sign(state, client_id=client_id)
-        return ExcavationResponse(
-            complete=False, state=state, probe=state.last_probe, safety=notice(safety)
-        )
+        return "threshold"
+    if top.confirmations >= settings.EXCAVATION_N_CONFIRMATIONS:
+        return "confirmations"
+    if state.budget_used >= settings.EXCAVATION_K_BUDGET or len(ranked) < 2:
+        return "budget"
+    return None
+
+
+def _finish(
+    state: ExcavationState, ranked: list[CruxHypothesis], reason: str, *, concern: bool
+) -> ExcavationResult:
+    """Confirm the leading hypothesis, close the state and write the result."""
+    top = ranked[0]
     top.status = "confirmed"
     state.last_probe = None
     state.exit_flags = {
         "complete": True,
         reason: True,
-        **({CONCERN_FLAG: True} if safety.concern else {}),
+        **({CONCERN_FLAG: True} if concern else {}),
     }
-    result = ExcavationResult(
+    return ExcavationResult(
         confirmed_crux=top,
         secondary_themes=[h for h in ranked[1:] if h.confirmations >= 1],
         excavation_summary=ExcavationSummary(
@@ -197,8 +240,6 @@ def excavation_step(
             ],
         ),
     )
-    sign(state, client_id=client_id)
-    return ExcavationResponse(complete=True, state=state, result=result, safety=notice(safety))
 
 
 def completed_result(*, state: ExcavationState, client_id: str) -> ExcavationResult:

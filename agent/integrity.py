@@ -11,10 +11,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from typing import Any
 
 from django.conf import settings
 from pydantic import BaseModel
+
+from agent.schemas import AgentState, ExcavationState
+
+Signed = AgentState | ExcavationState
 
 
 def canonical(state: BaseModel) -> bytes:
@@ -28,16 +31,17 @@ def _key(client_id: str) -> bytes:
     return hmac.new(settings.AGENT_STATE_SECRET.encode(), message, hashlib.sha256).digest()
 
 
-def _digest(state: Any, client_id: str) -> str:
+def _digest(state: Signed, client_id: str) -> str:
     return hmac.new(_key(client_id), canonical(state), hashlib.sha256).hexdigest()
 
 
-def sign(state: Any, *, client_id: str) -> None:
+def sign(state: Signed, *, client_id: str) -> None:
+    """Set ``state.integrity`` to the state's signature for ``client_id``."""
     state.integrity = None
     state.integrity = _digest(state, client_id)
 
 
-def verify(state: Any, *, client_id: str) -> bool:
+def verify(state: Signed, *, client_id: str) -> bool:
     if not state.integrity:
         return False
     expected = _digest(state, client_id)

@@ -1,6 +1,7 @@
 """Browser journaling pages: write an entry, answer the agent's questions, see the crux. The
-page drives the same service as the API; the signed state rides in a hidden field, and internal
-actions are continued server-side so the writer only sees questions.
+page drives the same service as the API (agent.services.journal_turn, which continues internal
+actions server-side so the writer only sees questions); the signed state rides in a hidden
+field.
 
 The API's error messages are written for programmers; the page says the same things in plain
 sentences, and when the page's state can no longer go on (the Back button, a second tab) it
@@ -9,8 +10,6 @@ offers the entry again rather than the same dead question."""
 from __future__ import annotations
 
 import json
-import time
-from itertools import count
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -19,15 +18,13 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from agent.errors import RevisionInProgress
-from agent.schemas import MAX_ENTRY, MAX_REPLY
-from agent.services import agent_act
-from agent.views import client_id
+from agent.api import act_request, client_id
+from agent.integrity import sign
+from agent.schemas import MAX_ENTRY, MAX_REPLY, AgentActResponse
+from agent.services import journal_turn
 from legacymind.errors import ServiceError, outage
 from legacymind.form_tokens import is_token, new_token
 
-REPLAY_WAIT_SECONDS = 5.0  # a turn takes milliseconds; the model-free loop never waits long
-MAX_INTERNAL = 12  # internal steps continued per page load; the step budget bounds it anyway
 # The API's own limits: the page refuses nothing the API would take, and its fields say so.
 LIMITS = {"entry_max": MAX_ENTRY, "answer_max": MAX_REPLY}
 
@@ -86,13 +83,14 @@ def journal_act(request: HttpRequest) -> HttpResponse:
         response = _run(request, state)
     except PageError as exc:
         return _error_page(request, exc, state)
-    result = response.get("result") or {}
+    shown = response.model_dump(mode="json")
+    result = shown["result"] or {}
     return _page(
         request,
         {
-            "response": response,
-            "state_json": json.dumps(response["state"]),
-            "action": response.get("action"),
+            "response": shown,
+            "state_json": json.dumps(shown["state"]),
+            "action": shown["action"],
             "result": result,
             "stopped": STOPPED.get(result.get("exit_reason", ""), ""),
         },
@@ -112,39 +110,16 @@ def _posted_state(request: HttpRequest) -> dict[str, Any] | str | None:
     return state if isinstance(state, dict) else raw
 
 
-def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, Any]:
+def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> AgentActResponse:
+    """The writer's turn and the internal steps after it; the new state signed for them."""
     # The API's client id: the guards count, and the state is signed, for the same user.
     client = client_id(request)
-    if isinstance(state, str):
-        raise PageError(UNREADABLE, restart=True)
-    if state is None:
-        entry = request.POST.get("entry", "")
-        if not entry.strip():
-            raise PageError(WRITE_FIRST)
-        if len(entry) > MAX_ENTRY:
-            raise PageError(f"Your entry is too long: keep it under {MAX_ENTRY:,} characters.")
-        data: dict[str, Any] = {"mode": "init", "journal_entry": {"text": entry}}
-    else:
-        data = {"mode": "continue", "state": state}
-        answer_to = request.POST.get("answer_to")
-        if answer_to:
-            # An option button names its own value; Send (and Enter in the box) sends the text.
-            value = request.POST.get("value") or (request.POST.get("free_text") or "").strip()
-            if not value.strip():
-                raise PageError(ANSWER_FIRST)
-            if len(value) > MAX_REPLY:
-                raise PageError(f"Keep your answer under {MAX_REPLY:,} characters.")
-            data["user_event"] = {"answer_to": answer_to, "value": value}
+    data = _turn_data(request, state)
     token = request.POST.get("turn_token", "")
-    keys = (f"journal-page:{token}:{step}" if is_token(token) else None for step in count())
     try:
-        response = _act(data, client=client, key=next(keys))
-        for _ in range(MAX_INTERNAL):
-            if response["complete"] or response["action"]["type"] == "AskUser":
-                break
-            response = _act(
-                {"mode": "continue", "state": response["state"]}, client=client, key=next(keys)
-            )
+        response = journal_turn(
+            act_request(data), client_id=client, form_token=token if is_token(token) else None
+        )
     except ServiceError as exc:
         raise _plain(exc) from exc
     except Exception as exc:
@@ -154,22 +129,33 @@ def _run(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, 
         if detail is None:
             raise
         raise PageError(detail, status=503) from exc
-    return dict(response)
+    sign(response.state, client_id=client)
+    return response
 
 
-def _act(data: dict[str, Any], *, client: str, key: str | None) -> dict[str, Any]:
-    """One turn. The question form carries a token, so the same form sent twice (a double
-    click) sends each of its turns with the same Idempotency-Key: the second send replays the
-    first's answers instead of finding the question already answered, waiting (up to
-    REPLAY_WAIT_SECONDS) while the first is still being worked on."""
-    deadline = time.monotonic() + REPLAY_WAIT_SECONDS
-    while True:
-        try:
-            return dict(json.loads(agent_act(data=data, idempotency_key=key, client_id=client)))
-        except RevisionInProgress:
-            if key is None or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.1)
+def _turn_data(request: HttpRequest, state: dict[str, Any] | str | None) -> dict[str, Any]:
+    """The turn the form asks for, as a /v3/agent/act body: the entry, or the state with the
+    answer to its question; plain words for what the writer can put right."""
+    if isinstance(state, str):
+        raise PageError(UNREADABLE, restart=True)
+    if state is None:
+        entry = request.POST.get("entry", "")
+        if not entry.strip():
+            raise PageError(WRITE_FIRST)
+        if len(entry) > MAX_ENTRY:
+            raise PageError(f"Your entry is too long: keep it under {MAX_ENTRY:,} characters.")
+        return {"mode": "init", "journal_entry": {"text": entry}}
+    data: dict[str, Any] = {"mode": "continue", "state": state}
+    answer_to = request.POST.get("answer_to")
+    if answer_to:
+        # An option button names its own value; Send (and Enter in the box) sends the text.
+        value = request.POST.get("value") or (request.POST.get("free_text") or "").strip()
+        if not value.strip():
+            raise PageError(ANSWER_FIRST)
+        if len(value) > MAX_REPLY:
+            raise PageError(f"Keep your answer under {MAX_REPLY:,} characters.")
+        data["user_event"] = {"answer_to": answer_to, "value": value}
+    return data
 
 
 def _plain(exc: ServiceError) -> PageError:

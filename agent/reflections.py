@@ -56,7 +56,17 @@ def compose_offline(entry: JournalEntry, *, focus: str | None = None) -> Reflect
     phrases = salient_phrases(entry.text)
     p1, p2 = phrases[0], phrases[-1]
     label, theme = _theme(entry.text, focus)
-    items = [
+    return Reflection(
+        journal_entry=entry,
+        perspectives=Perspectives(items=_perspectives(p1, p2, theme)),
+        prophecy=_prophecy(p2, label, theme),
+        provider=OFFLINE,
+    )
+
+
+def _perspectives(p1: str, p2: str, theme: str) -> list[Perspective]:
+    """The four frameworks' readings, quoting the entry's first and last salient phrases."""
+    return [
         Perspective(
             framework="buddhism",
             core_principle_invoked="Suffering grows from clinging; craving an outcome tightens it.",
@@ -97,59 +107,65 @@ def compose_offline(entry: JournalEntry, *, focus: str | None = None) -> Reflect
             key_metaphor="A detour sign you put up yourself.",
         ),
     ]
-    prophecy = Prophecy.model_validate(
+
+
+# Where the four frameworks agree and pull apart, and what blending them loses: the same for
+# every entry.
+AGREEMENT_SCORECARD: list[dict[str, str]] = [
+    {
+        "framework_a": "buddhism",
+        "framework_b": "stoicism",
+        "stance": "agree",
+        "notes": "Both loosen the grip on outcomes you cannot command.",
+    },
+    {
+        "framework_a": "stoicism",
+        "framework_b": "existentialism",
+        "stance": "diverge",
+        "notes": "Stoics accept a given order; existentialists say you make the meaning.",
+    },
+    {
+        "framework_a": "existentialism",
+        "framework_b": "neoadlerianism",
+        "stance": "nuanced",
+        "notes": "Both centre choice; Adler adds that choices serve goals among others.",
+    },
+    {
+        "framework_a": "buddhism",
+        "framework_b": "neoadlerianism",
+        "stance": "nuanced",
+        "notes": "Compassion and social interest meet; the self is treated differently.",
+    },
+]
+TENSION_SUMMARY: list[dict[str, object]] = [
+    {
+        "frameworks": ["buddhism", "existentialism"],
+        "explanation": "Letting go of the self versus asserting it through choice.",
+    },
+    {
+        "frameworks": ["stoicism", "neoadlerianism"],
+        "explanation": "Inner discipline versus courage found in belonging and contribution.",
+    },
+]
+LOST_BY_BLENDING = [
+    "Buddhism's radical questioning of the self that is suffering.",
+    "Existentialism's insistence that no framework can choose for you.",
+    "The Stoic and Adlerian demand to act, softened into mere reflection.",
+]
+
+
+def _prophecy(p2: str, label: str, theme: str) -> Prophecy:
+    """The frameworks read together: the fixed scorecard and tensions, and a synthesis on the
+    entry's theme."""
+    return Prophecy.model_validate(
         dict(
-            agreement_scorecard=[
-                {
-                    "framework_a": "buddhism",
-                    "framework_b": "stoicism",
-                    "stance": "agree",
-                    "notes": "Both loosen the grip on outcomes you cannot command.",
-                },
-                {
-                    "framework_a": "stoicism",
-                    "framework_b": "existentialism",
-                    "stance": "diverge",
-                    "notes": "Stoics accept a given order; existentialists say you make the meaning.",
-                },
-                {
-                    "framework_a": "existentialism",
-                    "framework_b": "neoadlerianism",
-                    "stance": "nuanced",
-                    "notes": "Both centre choice; Adler adds that choices serve goals among others.",
-                },
-                {
-                    "framework_a": "buddhism",
-                    "framework_b": "neoadlerianism",
-                    "stance": "nuanced",
-                    "notes": "Compassion and social interest meet; the self is treated differently.",
-                },
-            ],
-            tension_summary=[
-                {
-                    "frameworks": ["buddhism", "existentialism"],
-                    "explanation": "Letting go of the self versus asserting it through choice.",
-                },
-                {
-                    "frameworks": ["stoicism", "neoadlerianism"],
-                    "explanation": "Inner discipline versus courage found in belonging and contribution.",
-                },
-            ],
+            agreement_scorecard=AGREEMENT_SCORECARD,
+            tension_summary=TENSION_SUMMARY,
             synthesis=f"Read together, the frameworks point at {label}: {theme}. Start with what is "
             f'yours to do about "{p2}", hold the outcome loosely, and make one choice you would own '
             "either way.",
-            what_is_lost_by_blending=[
-                "Buddhism's radical questioning of the self that is suffering.",
-                "Existentialism's insistence that no framework can choose for you.",
-                "The Stoic and Adlerian demand to act, softened into mere reflection.",
-            ],
+            what_is_lost_by_blending=LOST_BY_BLENDING,
         )
-    )
-    return Reflection(
-        journal_entry=entry,
-        perspectives=Perspectives(items=items),
-        prophecy=prophecy,
-        provider=OFFLINE,
     )
 
 

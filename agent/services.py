@@ -1,5 +1,9 @@
-"""agent_act: one HTTP turn of /v3/agent/act with integrity, idempotency, concurrency, rate
-guard, metrics and the per-turn log line (hashes only, never text)."""
+"""The v3 agent's turns: ``agent_act`` runs one turn (integrity check, idempotency, concurrency,
+metrics and the per-turn log line: hashes only, never text); ``journal_turn`` runs the journal
+page's turn and the internal steps after it, up to the next question or the result.
+
+Requests come in validated and responses go out unsigned: the interfaces (agent.api,
+agent.pages) validate the body and sign the new state for their client."""
 
 from __future__ import annotations
 
@@ -7,13 +11,15 @@ import hashlib
 import json
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from itertools import count
 
 from django.conf import settings
 from django.core.cache import cache
-from pydantic import TypeAdapter, ValidationError
 
 from agent import metrics
+from agent.engine.config import EngineConfig
 from agent.engine.loop import TurnOutcome, start, step
 from agent.engine.questions import text_hash
 from agent.errors import (
@@ -25,29 +31,21 @@ from agent.errors import (
     StaleRevision,
     StateComplete,
 )
-from agent.integrity import sign, verify
-from agent.schemas import AgentActInitRequest, AgentActRequest, AgentActStepRequest, AskUserAction
-from legacymind.errors import ServiceError
+from agent.integrity import verify
+from agent.schemas import (
+    AgentActInitRequest,
+    AgentActRequest,
+    AgentActResponse,
+    AgentActStepRequest,
+    AgentState,
+    AskUserAction,
+)
 
 logger = logging.getLogger("agent.turns")
-_REQUEST = TypeAdapter(AgentActRequest)
 CLAIM_TTL = 24 * 3600  # a revision, once continued, stays taken (stale replays get 409)
 PENDING_TTL = 60  # a claim whose process died frees itself: the revision can be retried
-
-
-def pydantic_fields(exc: ValidationError, *, tags: tuple[str, ...] = ()) -> dict[str, list[str]]:
-    """Field path → messages. ``tags``: the discriminator values pydantic puts first in the
-    location of a tagged union's errors; dropped so paths name fields of the request body."""
-    fields: dict[str, list[str]] = {}
-    for err in exc.errors():
-        loc = list(err["loc"])
-        if loc and loc[0] in tags:
-            loc = loc[1:]
-        key = ".".join(str(p) for p in loc)
-        if not key:
-            key = "mode" if err["type"].startswith("union_tag") else "non_field_errors"
-        fields.setdefault(key, []).append(err["msg"])
-    return fields
+REPLAY_WAIT_SECONDS = 5.0  # a turn takes milliseconds; the model-free loop never waits long
+MAX_INTERNAL = 12  # internal steps continued per journal turn; the step budget bounds it anyway
 
 
 def rate_guard(*, client_id: str) -> None:
@@ -69,34 +67,61 @@ def rate_guard(*, client_id: str) -> None:
         )
 
 
-def _render(outcome: TurnOutcome, *, client_id: str) -> bytes:
-    sign(outcome.response.state, client_id=client_id)
-    return outcome.response.model_dump_json().encode()
-
-
-def agent_act(*, data: Any, idempotency_key: str | None, client_id: str) -> bytes:
-    """Validate, run one turn, sign the new state; returns the exact response body."""
-    started = time.perf_counter()
-    rate_guard(client_id=client_id)
-    try:
-        request = _REQUEST.validate_python(data)
-    except ValidationError as exc:
-        fields = pydantic_fields(exc, tags=("init", "continue"))
-        first = next(iter(fields.items()))
-        raise ServiceError(f"Invalid input. {first[0]}: {first[1][0]}", fields=fields) from exc
+def agent_act(
+    request: AgentActRequest, *, idempotency_key: str | None, client_id: str
+) -> AgentActResponse:
+    """One turn of the loop for ``client_id``. A continue must carry a state signed for this
+    client; the same Idempotency-Key and body get the same response again. The new state is
+    unsigned: the caller signs it for the client (agent.integrity)."""
     if isinstance(request, AgentActInitRequest):
-        outcome = start(request.journal_entry)
-        body = _render(outcome, client_id=client_id)
+        started = time.perf_counter()
+        outcome = start(request.journal_entry, config=EngineConfig.from_settings())
         _observe("init", outcome, started, entry=request.journal_entry.text)
-        return body
-    assert isinstance(request, AgentActStepRequest)
-    return _continue(request, idempotency_key, started, client_id=client_id)
+        return outcome.response
+    _check_continuable(request.state, client_id=client_id)
+    return _continue(request, idempotency_key=idempotency_key, client_id=client_id)
 
 
-def _continue(
-    request: AgentActStepRequest, idempotency_key: str | None, started: float, *, client_id: str
-) -> bytes:
-    state = request.state
+def journal_turn(
+    request: AgentActRequest, *, client_id: str, form_token: str | None
+) -> AgentActResponse:
+    """The journal page's turn: ``request`` (the entry, or the answer to the open question),
+    then the internal steps after it, until the agent asks the writer or finishes. Each step is
+    a turn as the API's are (rate guard, claims, metrics). ``form_token``: the question form's
+    token, so that the same form sent twice (a double click) replays the first send's steps
+    instead of finding the question already answered."""
+    keys = (f"journal-page:{form_token}:{n}" if form_token else None for n in count())
+    key = next(keys)
+    rate_guard(client_id=client_id)
+    response = _waiting(partial(agent_act, request, idempotency_key=key, client_id=client_id), key)
+    for _ in range(MAX_INTERNAL):
+        if response.complete or isinstance(response.action, AskUserAction):
+            break
+        # The state is the one this call just made for this client: there is no signature to
+        # check, and nothing to check it against.
+        internal = AgentActStepRequest(mode="continue", state=response.state)
+        key = next(keys)
+        rate_guard(client_id=client_id)
+        response = _waiting(
+            partial(_continue, internal, idempotency_key=key, client_id=client_id), key
+        )
+    return response
+
+
+def _waiting(turn: Callable[[], AgentActResponse], key: str | None) -> AgentActResponse:
+    """``turn()``; while an earlier request with the same Idempotency-Key ``key`` is still
+    being worked on, wait (up to REPLAY_WAIT_SECONDS) to replay its answer instead."""
+    deadline = time.monotonic() + REPLAY_WAIT_SECONDS
+    while True:
+        try:
+            return turn()
+        except RevisionInProgress:
+            if key is None or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _check_continuable(state: AgentState, *, client_id: str) -> None:
     # Signed for another client is refused as tampering is: same code, status and words, so
     # the answer does not tell whether a state exists for someone else.
     if not verify(state, client_id=client_id):
@@ -107,48 +132,80 @@ def _continue(
         if state.exit_flags.get("budget"):
             raise BudgetExhausted("This session used its budget and is complete.")
         raise StateComplete("This session is already complete.")
+
+
+def _continue(
+    request: AgentActStepRequest, *, idempotency_key: str | None, client_id: str
+) -> AgentActResponse:
+    """Continue a state this client may continue: once per revision, or the same answer again
+    for the same Idempotency-Key and body."""
+    started = time.perf_counter()
+    state = request.state
     # Claims and replays are per client as well as per revision: a state reaching the claim has
     # verified for this client, and the namespace keeps anyone else from ever taking (and
     # burning) the owner's revision, whatever a future check lets through.
     base = f"agent:{client_id}:{state.state_id}:{state.revision}"
     idem_key = fingerprint = None
     if idempotency_key:
-        # The key replays one request: its cached answer carries the request's fingerprint, and
-        # a different body under the same key is refused rather than answered with the first.
-        canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True)
-        fingerprint = hashlib.sha256(canonical.encode()).hexdigest()
-        idem_key = f"{base}:idem:{hashlib.sha256(idempotency_key.encode()).hexdigest()[:32]}"
-        cached = cache.get(idem_key)
-        if isinstance(cached, dict):
-            if cached["request"] != fingerprint:
-                raise IdempotencyKeyReused(
-                    "This Idempotency-Key was already used with a different request body; "
-                    "send a new key for a new request.",
-                    fields={"Idempotency-Key": ["Already used with a different request body."]},
-                )
-            return bytes(cached["body"])
-    claim = f"{base}:claim"
-    # The first continue for a revision wins; cache.add is atomic (primary key in the database
-    # cache, SET NX in Redis), so two processes cannot both claim it.
-    if not cache.add(claim, "pending", PENDING_TTL):
-        if cache.get(claim) == "done":
-            raise StaleRevision(
-                f"Revision {state.revision} of this state was already continued; "
-                "send the latest state."
-            )
-        raise RevisionInProgress(f"Another request is continuing revision {state.revision}.")
+        idem_key, fingerprint = _idempotency_key(base, idempotency_key), _fingerprint(request)
+        replay = _cached_response(idem_key, fingerprint)
+        if replay is not None:
+            return replay
+    claim = _claim(base, revision=state.revision)
     try:
-        outcome = step(state, request.user_event)
-        body = _render(outcome, client_id=client_id)
+        outcome = step(state, request.user_event, config=EngineConfig.from_settings())
     except Exception:
         cache.delete(claim)  # nothing happened: the client may retry this revision
         raise
-    cache.set(claim, "done", CLAIM_TTL)
     if idem_key:
-        cached = {"request": fingerprint, "body": body}
+        # Stored before the revision is marked done, so that a resend waiting on the claim
+        # finds the answer rather than a stale revision. The response is unsigned: signing is
+        # deterministic (agent.integrity), so the replay, signed again for the same client, is
+        # the same body byte for byte.
+        cached = {"request": fingerprint, "response": outcome.response}
         cache.set(idem_key, cached, settings.AGENT_IDEMPOTENCY_TTL)
+    cache.set(claim, "done", CLAIM_TTL)
     _observe("continue", outcome, started, entry=state.journal_entry.text)
-    return body
+    return outcome.response
+
+
+def _idempotency_key(base: str, key: str) -> str:
+    return f"{base}:idem:{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+
+
+def _fingerprint(request: AgentActStepRequest) -> str:
+    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _cached_response(idem_key: str, fingerprint: str) -> AgentActResponse | None:
+    """The key replays one request: its cached answer carries the request's fingerprint, and a
+    different body under the same key is refused rather than answered with the first."""
+    cached = cache.get(idem_key)
+    if not isinstance(cached, dict):
+        return None
+    if cached["request"] != fingerprint:
+        raise IdempotencyKeyReused(
+            "This Idempotency-Key was already used with a different request body; "
+            "send a new key for a new request.",
+            fields={"Idempotency-Key": ["Already used with a different request body."]},
+        )
+    response: AgentActResponse = cached["response"]
+    return response
+
+
+def _claim(base: str, *, revision: int) -> str:
+    """Take the revision for this request. The first continue for a revision wins; cache.add
+    is atomic (primary key in the database cache, SET NX in Redis), so two processes cannot
+    both claim it."""
+    claim = f"{base}:claim"
+    if not cache.add(claim, "pending", PENDING_TTL):
+        if cache.get(claim) == "done":
+            raise StaleRevision(
+                f"Revision {revision} of this state was already continued; send the latest state."
+            )
+        raise RevisionInProgress(f"Another request is continuing revision {revision}.")
+    return claim
 
 
 def _observe(mode: str, outcome: TurnOutcome, started: float, *, entry: str) -> None:
@@ -163,30 +220,26 @@ def _observe(mode: str, outcome: TurnOutcome, started: float, *, entry: str) -> 
     )
     if outcome.guard_level != "none":
         metrics.GUARDRAIL.labels(level=outcome.guard_level, where=mode).inc()
+    logger.info("agent_turn %s", json.dumps(_turn_log(outcome, entry, latency_ms), sort_keys=True))
+
+
+def _turn_log(outcome: TurnOutcome, entry: str, latency_ms: float) -> dict[str, object]:
+    """The per-turn log line's fields: ids, figures and keyed hashes, never the text."""
     state = outcome.response.state
     action = outcome.response.action
-    question_sha = text_hash(action.question) if isinstance(action, AskUserAction) else "-"
-    targets = (
-        ",".join(str(t)[:8] for t in action.targets) if isinstance(action, AskUserAction) else "-"
-    )
-    logger.info(
-        "agent_turn %s",
-        json.dumps(
-            {
-                "state_id": str(state.state_id),
-                "revision": state.revision,
-                "action_type": outcome.action_type,
-                "evi_bits": round(outcome.evi_bits, 4),
-                "exit_reason": outcome.exit_reason,
-                "seed": outcome.seed,
-                "entry_sha": text_hash(entry),
-                "question_sha": question_sha,
-                "targets": targets,
-                "top2": [round(p, 3) for p in outcome.top2],
-                "merges": outcome.merges,
-                "entropy_reduction_bits": round(reduction, 4),
-                "latency_ms": round(latency_ms, 2),
-            },
-            sort_keys=True,
-        ),
-    )
+    ask = action if isinstance(action, AskUserAction) else None
+    return {
+        "state_id": str(state.state_id),
+        "revision": state.revision,
+        "action_type": outcome.action_type,
+        "evi_bits": round(outcome.evi_bits, 4),
+        "exit_reason": outcome.exit_reason,
+        "seed": outcome.seed,
+        "entry_sha": text_hash(entry),
+        "question_sha": text_hash(ask.question) if ask else "-",
+        "targets": ",".join(str(t)[:8] for t in ask.targets) if ask else "-",
+        "top2": [round(p, 3) for p in outcome.top2],
+        "merges": outcome.merges,
+        "entropy_reduction_bits": round(outcome.entropy_before - outcome.entropy_after, 4),
+        "latency_ms": round(latency_ms, 2),
+    }

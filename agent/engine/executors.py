@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
-
 from agent.engine.archetypes import BY_KEY
 from agent.engine.beliefs import (
     OTHER,
@@ -137,7 +135,12 @@ def spawn_candidates(state: AgentState, beliefs: Beliefs) -> list[tuple[str, str
 
 
 def spawn_nodes(
-    state: AgentState, picks: list[tuple[str, str]], p_other: float, action: HypothesizeAction
+    state: AgentState,
+    picks: list[tuple[str, str]],
+    p_other: float,
+    action: HypothesizeAction,
+    *,
+    merge_radius: float,
 ) -> Evidence:
     share = round(other_prior(state) * 0.6 / max(1, len(picks)), 6)
     existing = active_nodes(state)
@@ -151,9 +154,7 @@ def spawn_nodes(
             supports=["spawned: uncovered mass"],
         )
         state.belief_state.nodes.append(node)
-        dupes = [
-            a for a, b, _ in near_duplicates([*existing, node], settings.MERGE_RADIUS) if b is node
-        ]
+        dupes = [a for a, b, _ in near_duplicates([*existing, node], merge_radius) if b is node]
         if dupes:
             merge(dupes[0], node)
             merged.append(f"{str(node.node_id)[:8]}→{str(dupes[0].node_id)[:8]}")

@@ -1,4 +1,7 @@
-"""One turn of the FACD loop: update → should_stop → enumerate/score → execute → finalize."""
+"""One turn of the FACD loop: update → should_stop → enumerate/score → execute → finalize.
+
+``start`` and ``step`` return a new state in their outcome and never change the one they are
+given (see agent/engine/__init__.py for what else is and is not pure)."""
 
 from __future__ import annotations
 
@@ -7,8 +10,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
-
-from django.conf import settings
 
 from agent.engine.answers import persona_likelihoods
 from agent.engine.beliefs import (
@@ -21,6 +22,7 @@ from agent.engine.beliefs import (
     write_beliefs,
 )
 from agent.engine.confidence import reported_confidence
+from agent.engine.config import EngineConfig
 from agent.engine.policy import answer_history, enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
@@ -76,7 +78,10 @@ def turn_seed(state_id: UUID, revision: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def start(entry: JournalEntry) -> TurnOutcome:
+def start(entry: JournalEntry, *, config: EngineConfig | None = None) -> TurnOutcome:
+    """The first turn: seed the belief graph from the entry and take the first action.
+    ``config``: the loop's tuning (default: the settings')."""
+    config = config or EngineConfig.from_settings()
     state = AgentState(journal_entry=entry, belief_state=BeliefState())
     seed = turn_seed(state.state_id, 0)
     safety = assess([entry.text], where="act_init")
@@ -101,7 +106,7 @@ def start(entry: JournalEntry) -> TurnOutcome:
         )
     )
     before = recompute(state)
-    return _with_notice(_advance(state, seed, before))
+    return _with_notice(_advance(state, seed, before, config))
 
 
 def _with_notice(outcome: TurnOutcome) -> TurnOutcome:
@@ -128,7 +133,13 @@ def _answer_to(user_event: dict[str, Any] | None) -> UUID | None:
     )
 
 
-def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
+def step(
+    state: AgentState, user_event: dict[str, Any] | None, *, config: EngineConfig | None = None
+) -> TurnOutcome:
+    """The next turn after ``state`` (which is not changed): check the answer to an open
+    question, record it, and take the next action. The new state is unsigned."""
+    config = config or EngineConfig.from_settings()
+    state = state.model_copy(deep=True, update={"integrity": None})
     seed = turn_seed(state.state_id, state.revision)
     pending = state.last_action if isinstance(state.last_action, AskUserAction) else None
     answer_to = _answer_to(user_event)
@@ -138,7 +149,29 @@ def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
                 "There is no open question to answer in this state.",
                 fields={"user_event.answer_to": ["There is no open question to answer."]},
             )
-        return _with_notice(_advance(state, seed, recompute(state)))
+        return _with_notice(_advance(state, seed, recompute(state), config))
+    value = _answer_value(pending, user_event, answer_to)
+    safety = assess_reply(
+        value,
+        pending.quick_options or [],
+        earlier_concern=bool(state.exit_flags.get(CONCERN_FLAG)),
+        where="act_answer",
+    )
+    if safety.risk:
+        return _guardrail(state, seed, safety)
+    if safety.concern:
+        state.exit_flags[CONCERN_FLAG] = True
+        state.safety_category = safety.category
+    before = recompute(state)
+    state.evidence_log.append(_answer_evidence(state, pending, value.strip()))
+    return _with_notice(_advance(state, seed, before, config))
+
+
+def _answer_value(
+    pending: AskUserAction, user_event: dict[str, Any] | None, answer_to: UUID | None
+) -> str:
+    """The writer's answer to the open question ``pending``; refused when it is missing, for
+    another question, or not a non-empty string of at most MAX_REPLY characters."""
     if not user_event or answer_to is None:
         missing = "user_event.answer_to" if user_event else "user_event"
         raise AnswerRequired(
@@ -161,20 +194,7 @@ def step(state: AgentState, user_event: dict[str, Any] | None) -> TurnOutcome:
                 ]
             },
         )
-    safety = assess_reply(
-        value,
-        pending.quick_options or [],
-        earlier_concern=bool(state.exit_flags.get(CONCERN_FLAG)),
-        where="act_answer",
-    )
-    if safety.risk:
-        return _guardrail(state, seed, safety)
-    if safety.concern:
-        state.exit_flags[CONCERN_FLAG] = True
-        state.safety_category = safety.category
-    before = recompute(state)
-    state.evidence_log.append(_answer_evidence(state, pending, value.strip()))
-    return _with_notice(_advance(state, seed, before))
+    return value
 
 
 def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Evidence:
@@ -230,23 +250,23 @@ def _gap(beliefs: Beliefs) -> tuple[float, float]:
     return top, top - second
 
 
-def _advance(state: AgentState, seed: int, before: Beliefs) -> TurnOutcome:
+def _advance(state: AgentState, seed: int, before: Beliefs, config: EngineConfig) -> TurnOutcome:
     rng = random.Random(seed)
     beliefs = recompute(state)
     write_beliefs(state, beliefs)
     new_revision = state.revision + 1
     top, gap = _gap(beliefs)
     outcome_kwargs: dict[str, Any] = {"seed": seed, "entropy_before": before.entropy}
-    if top >= settings.TAU_HIGH and gap >= settings.DELTA_GAP:
+    if top >= config.tau_high and gap >= config.delta_gap:
         return _finish(state, beliefs, "threshold", **outcome_kwargs)
-    if new_revision >= settings.MAX_STEPS:
+    if new_revision >= config.max_steps:
         return _finish(state, beliefs, "budget", **outcome_kwargs)
-    candidates = enumerate_and_score(state, beliefs, rng)
-    viable = [c for c in candidates if c.evi >= settings.EPSILON_EVI]
+    candidates = enumerate_and_score(state, beliefs, rng, config)
+    viable = [c for c in candidates if c.evi >= config.epsilon_evi]
     if not viable:
-        queries_left = state.budget_used < settings.MAX_USER_QUERIES
+        queries_left = state.budget_used < config.max_user_queries
         return _finish(state, beliefs, "epsilon" if queries_left else "budget", **outcome_kwargs)
-    if settings.AGENT_POLICY == "random":
+    if config.policy == "random":
         asks = [c for c in viable if isinstance(c.action, AskUserAction)]
         best = rng.choice(asks) if asks else max(viable, key=lambda c: (c.score, c.evi))
     else:

@@ -8,17 +8,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
-
 from agent.engine import observations as obs
 from agent.engine.answers import answer_table, latent_statements, statement
 from agent.engine.archetypes import BY_KEY
-from agent.engine.beliefs import (
-    OTHER,
-    Beliefs,
-    active_nodes,
-    near_duplicates,
-)
+from agent.engine.beliefs import OTHER, Beliefs, active_nodes, near_duplicates
+from agent.engine.config import EngineConfig
 from agent.engine.executors import (
     cluster_themes,
     observe_internal,
@@ -103,194 +97,255 @@ def _asked(state: AgentState) -> tuple[set[str], list[str]]:
     return hashes, templates[-2:]
 
 
-def enumerate_and_score(state: AgentState, beliefs: Beliefs, rng: random.Random) -> list[Candidate]:
-    nodes = active_nodes(state)
-    by_id = {str(n.node_id): n for n in nodes}
-    arche = {nid: n.archetype for nid, n in by_id.items()}
-    joint = beliefs.joint
-    hyps = list(joint)
-    text = state.journal_entry.text
-    done = _done(state)
-    lam = settings.LAMBDA_COST
-    internal = settings.AGENT_COST_INTERNAL
-    out: list[Candidate] = []
+@dataclass(frozen=True)
+class _Turn:
+    """What every candidate of one turn reads: the state, its beliefs and the tuning."""
 
-    def with_other(table: dict[str, list[float]], other_row: list[float]) -> dict[str, list[float]]:
-        return {**table, OTHER: other_row}
+    state: AgentState
+    beliefs: Beliefs
+    config: EngineConfig
+    nodes: list[CruxNode]
+    by_id: dict[str, CruxNode]
+    arche: dict[str, str]  # node id → archetype
+    done: set[str]  # "action_type:kind" of the internal actions already run
 
-    # AskUser: tight pairs among the top three, and the triad.
-    if state.budget_used < settings.MAX_USER_QUERIES:
-        asked, recent = _asked(state)
-        history = answer_history(state)
-        ranked = beliefs.ranked()[:4]
-        contrasts = [list(p) for p in itertools.combinations(ranked, 2)]
-        contrasts += [list(t) for t in itertools.combinations(ranked, 3)]
-        for targets in contrasts:
-            rng.shuffle(targets)
-            templates = list(PAIR_TEMPLATES if len(targets) == 2 else TRIAD_TEMPLATES)
-            rng.shuffle(templates)
-            keys = [arche[t] + ":" + t[:8] for t in targets]
-            for template_id, stem in templates:
-                qhash = question_hash(keys)
-                if qhash in asked:
-                    break  # this contrast was asked already, in any wording
-                if template_id in recent:
-                    continue
-                options = [option_text(by_id[t]) for t in targets] + [NOT_SURE]
-                if not lint(stem, options).ok:
-                    continue
-                table = question_table(nodes, targets, options[:-1], history=history)
-                evi = expected_information_gain(joint, table)
-                action = AskUserAction(
-                    question=stem,
-                    quick_options=options,
-                    targets=[by_id[t].node_id for t in targets],
-                    rationale=contrast_rationale(
-                        [
-                            BY_KEY[arche[t]].key.replace("_", " ")
-                            if arche[t] in BY_KEY
-                            else "your own words"
-                            for t in targets
-                        ]
-                    ),
-                )
-                cost = settings.AGENT_COST_ASKUSER
-                out.append(Candidate(action, evi, cost, lambda: None))
-                break
+    @classmethod
+    def of(cls, state: AgentState, beliefs: Beliefs, config: EngineConfig) -> _Turn:
+        nodes = active_nodes(state)
+        by_id = {str(n.node_id): n for n in nodes}
+        arche = {nid: n.archetype for nid, n in by_id.items()}
+        return cls(state, beliefs, config, nodes, by_id, arche, _done(state))
 
-    # CounterfactualTest: persistent vs situational drivers.
-    if "CounterfactualTest:" not in done:
-        table = with_other(obs.counterfactual_table(arche), [0.45, 0.45, 0.1])
-        outcome, markers = obs.counterfactual_observe(text)
-        cf_action = CounterfactualTestAction(
-            test_spec={"contrast": "persistent vs situational", "source": "entry", **markers}
-        )
-        out.append(
-            Candidate(
-                cf_action,
-                expected_information_gain(joint, table),
-                internal,
-                observe_internal(
-                    state,
-                    beliefs,
-                    cf_action,
-                    "MicroExperimentResult",
-                    table,
-                    outcome,
-                    ["persistent", "situational", "unclear"],
-                    markers,
-                ),
-            )
-        )
+    @property
+    def joint(self) -> dict[str, float]:
+        return self.beliefs.joint
 
-    # EvidenceRequest: one per kind of context.
-    for kind in ("timeline", "constraints", "goals", "norms"):
-        if f"EvidenceRequest:{kind}" in done:
-            continue
-        table = with_other(obs.context_table(kind, arche), [0.5, 0.5])
-        outcome, found = obs.context_observe(kind, text)
-        er_action = EvidenceRequestAction(kind=kind)  # type: ignore[arg-type]
-        out.append(
-            Candidate(
-                er_action,
-                expected_information_gain(joint, table),
-                internal,
-                observe_internal(
-                    state,
-                    beliefs,
-                    er_action,
-                    "ContextDatum",
-                    table,
-                    outcome,
-                    ["present", "absent"],
-                    {"found": found},
-                    req_kind=kind,
-                ),
-            )
-        )
+    @property
+    def text(self) -> str:
+        return self.state.journal_entry.text
 
-    # SilenceCheck: is the leading node actually voiced in the entry? Not for a seed: its prior
-    # already read the entry's cues (see observations.silence_table), so there is nothing new.
-    leading = beliefs.ranked()
-    top_node = by_id[leading[0]] if leading else None
-    if "SilenceCheck:" not in done and top_node is not None and top_node.origin != "seed":
-        top = str(top_node.node_id)
-        table = with_other(obs.silence_table(arche, top), [0.45, 0.55])
-        outcome, hits = obs.silence_observe(text, arche[top])
-        sc_action = SilenceCheckAction()
-        out.append(
-            Candidate(
-                sc_action,
-                expected_information_gain(joint, table),
-                internal,
-                observe_internal(
-                    state,
-                    beliefs,
-                    sc_action,
-                    "PatternSignal",
-                    table,
-                    outcome,
-                    ["voiced", "silent"],
-                    {"cues": hits, "node": top},
-                ),
-            )
-        )
 
-    # Hypothesize: when the latent "something else" holds mass and there is room.
-    spawnable = spawn_candidates(state, beliefs)
-    room = min(settings.MAX_HYPOTHESES - len(nodes), MAX_NODES - len(state.belief_state.nodes))
-    if spawnable and room > 0:
-        p_other = joint[OTHER]
-        # Observation: does a new candidate account for the uncovered mass? Model P(yes | other)
-        # high, P(yes | covered) low; its EIG is what spawning can tell us.
-        table = {h: ([0.8, 0.2] if h == OTHER else [0.25, 0.75]) for h in hyps}
-        evi = expected_information_gain(joint, table)
-        k = min(3, room, len(spawnable))
-        hy_action = HypothesizeAction(spawn_k=k)
-        out.append(
-            Candidate(
-                hy_action,
-                evi,
-                internal,
-                lambda: spawn_nodes(state, spawnable[:k], p_other, hy_action),
-            )
-        )
-
-    # ClusterThemes: near-duplicate statements (cosine ≥ MERGE_RADIUS) split mass that belongs
-    # together; merging them is a deterministic observation worth H(before) - H(after).
-    # "HDBSCAN" here is the density view cut at one level: clusters are pairs within the merge
-    # radius (min size 2); "spectral" additionally requires both to sit on the same side of the
-    # similarity graph's Fiedler cut.
-    pairs = near_duplicates(nodes, settings.MERGE_RADIUS)
-    if pairs and settings.AGENT_ENABLE_CLUSTER_SPECTRAL:
-        side = spectral_sides(nodes)
-        pairs = [(a, b, c) for a, b, c in pairs if side[a.node_id] == side[b.node_id]]
-    if pairs:
-        merged_joint = dict(joint)
-        for a, b, _ in pairs:
-            ka, kb = str(a.node_id), str(b.node_id)
-            if ka in merged_joint and kb in merged_joint:
-                merged_joint[ka] += merged_joint.pop(kb)
-        evi = max(0.0, entropy(list(joint.values())) - entropy(list(merged_joint.values())))
-        method = "spectral" if settings.AGENT_ENABLE_CLUSTER_SPECTRAL else "HDBSCAN"
-        ct_action = ClusterThemesAction(method=method)  # type: ignore[arg-type]
-        out.append(
-            Candidate(ct_action, evi, internal, lambda: cluster_themes(state, pairs, ct_action))
-        )
-
-    # ConfidenceUpdate: retire dominated nodes and renormalise.
-    weak = [h for h in beliefs.ranked() if joint[h] < RETIRE_BELOW]
-    if weak and len(nodes) - len(weak) >= 2:
-        kept = normalise({h: p for h, p in joint.items() if h not in weak})
-        evi = max(0.0, entropy(list(joint.values())) - entropy(list(kept.values())))
-        cu_action = ConfidenceUpdateAction()
-        out.append(
-            Candidate(cu_action, evi, internal, lambda: retire_nodes(state, weak, joint, cu_action))
-        )
-
+def enumerate_and_score(
+    state: AgentState, beliefs: Beliefs, rng: random.Random, config: EngineConfig
+) -> list[Candidate]:
+    """Every action worth considering this turn, with its EVI, cost and score (spec 004 §5.2-
+    5.3). The order is the tie-break: the first of equally scored candidates is chosen."""
+    turn = _Turn.of(state, beliefs, config)
+    out = [
+        *_ask_user(turn, rng),
+        *_counterfactual_test(turn),
+        *_evidence_requests(turn),
+        *_silence_check(turn),
+        *_hypothesize(turn),
+        *_cluster_themes(turn),
+        *_confidence_update(turn),
+    ]
     for c in out:
-        c.score = c.evi - lam * c.cost
+        c.score = c.evi - config.lambda_cost * c.cost
     return out
+
+
+def _with_other(table: dict[str, list[float]], other_row: list[float]) -> dict[str, list[float]]:
+    return {**table, OTHER: other_row}
+
+
+def _ask_user(turn: _Turn, rng: random.Random) -> list[Candidate]:
+    """AskUser: tight pairs among the top four, and the triads; one wording per contrast."""
+    if turn.state.budget_used >= turn.config.max_user_queries:
+        return []
+    asked, recent = _asked(turn.state)
+    history = answer_history(turn.state)
+    ranked = turn.beliefs.ranked()[:4]
+    contrasts = [list(p) for p in itertools.combinations(ranked, 2)]
+    contrasts += [list(t) for t in itertools.combinations(ranked, 3)]
+    out = []
+    for targets in contrasts:
+        candidate = _question(turn, targets, rng, asked=asked, recent=recent, history=history)
+        if candidate is not None:
+            out.append(candidate)
+    return out
+
+
+def _question(
+    turn: _Turn,
+    targets: list[str],
+    rng: random.Random,
+    *,
+    asked: set[str],
+    recent: list[str],
+    history: list[list[float]],
+) -> Candidate | None:
+    """The first wording (in a shuffled order) that passes the linter and was not used in the
+    last two questions; None when this contrast was already asked, in any wording."""
+    rng.shuffle(targets)
+    templates = list(PAIR_TEMPLATES if len(targets) == 2 else TRIAD_TEMPLATES)
+    rng.shuffle(templates)
+    keys = [turn.arche[t] + ":" + t[:8] for t in targets]
+    for template_id, stem in templates:
+        if question_hash(keys) in asked:
+            return None
+        if template_id in recent:
+            continue
+        options = [option_text(turn.by_id[t]) for t in targets] + [NOT_SURE]
+        if not lint(stem, options).ok:
+            continue
+        table = question_table(turn.nodes, targets, options[:-1], history=history)
+        evi = expected_information_gain(turn.joint, table)
+        action = AskUserAction(
+            question=stem,
+            quick_options=options,
+            targets=[turn.by_id[t].node_id for t in targets],
+            rationale=contrast_rationale([_theme_name(turn.arche[t]) for t in targets]),
+        )
+        return Candidate(action, evi, turn.config.cost_askuser, lambda: None)
+    return None
+
+
+def _theme_name(archetype: str) -> str:
+    return BY_KEY[archetype].key.replace("_", " ") if archetype in BY_KEY else "your own words"
+
+
+def _counterfactual_test(turn: _Turn) -> list[Candidate]:
+    """CounterfactualTest: persistent vs situational drivers."""
+    if "CounterfactualTest:" in turn.done:
+        return []
+    table = _with_other(obs.counterfactual_table(turn.arche), [0.45, 0.45, 0.1])
+    outcome, markers = obs.counterfactual_observe(turn.text)
+    action = CounterfactualTestAction(
+        test_spec={"contrast": "persistent vs situational", "source": "entry", **markers}
+    )
+    labels = ["persistent", "situational", "unclear"]
+    return [
+        _internal(turn, action, "MicroExperimentResult", table, outcome, labels, markers),
+    ]
+
+
+def _evidence_requests(turn: _Turn) -> list[Candidate]:
+    """EvidenceRequest: one per kind of context."""
+    out = []
+    for kind in ("timeline", "constraints", "goals", "norms"):
+        if f"EvidenceRequest:{kind}" in turn.done:
+            continue
+        table = _with_other(obs.context_table(kind, turn.arche), [0.5, 0.5])
+        outcome, found = obs.context_observe(kind, turn.text)
+        action = EvidenceRequestAction(kind=kind)  # type: ignore[arg-type]
+        details = {"found": found}
+        labels = ["present", "absent"]
+        out.append(
+            _internal(turn, action, "ContextDatum", table, outcome, labels, details, kind=kind)
+        )
+    return out
+
+
+def _silence_check(turn: _Turn) -> list[Candidate]:
+    """SilenceCheck: is the leading node actually voiced in the entry? Not for a seed: its
+    prior already read the entry's cues (see observations.silence_table), so there is nothing
+    new."""
+    leading = turn.beliefs.ranked()
+    top_node = turn.by_id[leading[0]] if leading else None
+    if "SilenceCheck:" in turn.done or top_node is None or top_node.origin == "seed":
+        return []
+    top = str(top_node.node_id)
+    table = _with_other(obs.silence_table(turn.arche, top), [0.45, 0.55])
+    outcome, hits = obs.silence_observe(turn.text, turn.arche[top])
+    details = {"cues": hits, "node": top}
+    labels = ["voiced", "silent"]
+    return [_internal(turn, SilenceCheckAction(), "PatternSignal", table, outcome, labels, details)]
+
+
+def _internal(
+    turn: _Turn,
+    action: Any,
+    ev_kind: str,
+    table: dict[str, list[float]],
+    outcome: int,
+    labels: list[str],
+    details: dict[str, Any],
+    *,
+    kind: str = "",
+) -> Candidate:
+    """A candidate that observes the entry: its EVI from ``table``, its run records
+    ``outcome``."""
+    run = observe_internal(
+        turn.state, turn.beliefs, action, ev_kind, table, outcome, labels, details, req_kind=kind
+    )
+    evi = expected_information_gain(turn.joint, table)
+    return Candidate(action, evi, turn.config.cost_internal, run)
+
+
+def _hypothesize(turn: _Turn) -> list[Candidate]:
+    """Hypothesize: when the latent "something else" holds mass and there is room."""
+    state = turn.state
+    spawnable = spawn_candidates(state, turn.beliefs)
+    room = min(
+        turn.config.max_hypotheses - len(turn.nodes), MAX_NODES - len(state.belief_state.nodes)
+    )
+    if not spawnable or room <= 0:
+        return []
+    p_other = turn.joint[OTHER]
+    # Observation: does a new candidate account for the uncovered mass? Model P(yes | other)
+    # high, P(yes | covered) low; its EIG is what spawning can tell us.
+    table = {h: ([0.8, 0.2] if h == OTHER else [0.25, 0.75]) for h in turn.joint}
+    evi = expected_information_gain(turn.joint, table)
+    k = min(3, room, len(spawnable))
+    action = HypothesizeAction(spawn_k=k)
+    radius = turn.config.merge_radius
+
+    def run() -> Evidence:
+        return spawn_nodes(state, spawnable[:k], p_other, action, merge_radius=radius)
+
+    return [Candidate(action, evi, turn.config.cost_internal, run)]
+
+
+def _cluster_themes(turn: _Turn) -> list[Candidate]:
+    """ClusterThemes: near-duplicate statements (cosine ≥ merge radius) split mass that belongs
+    together; merging them is a deterministic observation worth H(before) - H(after).
+    "HDBSCAN" here is the density view cut at one level: clusters are pairs within the merge
+    radius (min size 2); "spectral" additionally requires both to sit on the same side of the
+    similarity graph's Fiedler cut."""
+    spectral = turn.config.cluster_spectral
+    pairs = near_duplicates(turn.nodes, turn.config.merge_radius)
+    if pairs and spectral:
+        side = spectral_sides(turn.nodes)
+        pairs = [(a, b, c) for a, b, c in pairs if side[a.node_id] == side[b.node_id]]
+    if not pairs:
+        return []
+    merged_joint = dict(turn.joint)
+    for a, b, _ in pairs:
+        ka, kb = str(a.node_id), str(b.node_id)
+        if ka in merged_joint and kb in merged_joint:
+            merged_joint[ka] += merged_joint.pop(kb)
+    evi = _entropy_drop(turn.joint, merged_joint)
+    action = ClusterThemesAction(method="spectral" if spectral else "HDBSCAN")
+    state = turn.state
+    return [
+        Candidate(
+            action, evi, turn.config.cost_internal, lambda: cluster_themes(state, pairs, action)
+        )
+    ]
+
+
+def _confidence_update(turn: _Turn) -> list[Candidate]:
+    """ConfidenceUpdate: retire dominated nodes and renormalise."""
+    joint = turn.joint
+    weak = [h for h in turn.beliefs.ranked() if joint[h] < RETIRE_BELOW]
+    if not weak or len(turn.nodes) - len(weak) < 2:
+        return []
+    kept = normalise({h: p for h, p in joint.items() if h not in weak})
+    action = ConfidenceUpdateAction()
+    state = turn.state
+    return [
+        Candidate(
+            action,
+            _entropy_drop(joint, kept),
+            turn.config.cost_internal,
+            lambda: retire_nodes(state, weak, joint, action),
+        )
+    ]
+
+
+def _entropy_drop(before: dict[str, float], after: dict[str, float]) -> float:
+    return max(0.0, entropy(list(before.values())) - entropy(list(after.values())))
 
 
 def contrast_rationale(names: list[str]) -> str:

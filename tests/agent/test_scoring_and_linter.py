@@ -137,6 +137,7 @@ def _silence_candidate(top_origin: str):
     import random
 
     from agent.engine.beliefs import recompute, seed_nodes
+    from agent.engine.config import EngineConfig
     from agent.engine.policy import enumerate_and_score
     from agent.schemas import AgentState, BeliefState, JournalEntry
     from tests.agent.conftest import BOUNDARIES_ENTRY
@@ -149,7 +150,7 @@ def _silence_candidate(top_origin: str):
     top = next(n for n in state.belief_state.nodes if str(n.node_id) == beliefs.ranked()[0])
     assert top.archetype == "boundaries"  # voiced: the entry matches its cues many times
     top.origin = top_origin  # type: ignore[assignment]
-    candidates = enumerate_and_score(state, beliefs, random.Random(0))
+    candidates = enumerate_and_score(state, beliefs, random.Random(0), EngineConfig.from_settings())
     assert any(c.action.type == "EvidenceRequest" for c in candidates)  # internal ones exist
     return next((c for c in candidates if c.action.type == "SilenceCheck"), None)
 

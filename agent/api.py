@@ -1,16 +1,19 @@
-"""Thin HTTP layer of the journaling agent. Bodies are validated by the pydantic contracts in
-agent/schemas.py; drf-spectacular documents them through its pydantic extension."""
+"""The journaling agent over HTTP. Views validate the body with the pydantic contracts in
+agent/schemas.py (drf-spectacular documents them through its pydantic extension), call one
+service, sign a returned state for the client (agent.integrity) and render the JSON."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import drf_spectacular.contrib.pydantic  # noqa: F401  (registers the pydantic schema extension)
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from prometheus_client import CONTENT_TYPE_LATEST
-from pydantic import BaseModel, RootModel, ValidationError
+from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
 from rest_framework import serializers
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
@@ -21,6 +24,7 @@ from rest_framework.views import APIView
 from agent import metrics
 from agent.errors import AgentError, RateLimited
 from agent.excavations import completed_result, excavation_start, excavation_step
+from agent.integrity import sign
 from agent.reflections import reflection_create
 from agent.schemas import (
     AgentActRequest,
@@ -31,14 +35,19 @@ from agent.schemas import (
     ReflectionRequest,
     V2ReflectionRequest,
 )
-from agent.services import agent_act, pydantic_fields, rate_guard
+from agent.services import agent_act, rate_guard
 from legacymind.errors import ServiceError, envelope
 from legacymind.parsers import JSONParser
 from legacymind.schema import ErrorOut
 
+M = TypeVar("M")
+
 
 class AgentActBody(RootModel[AgentActRequest]):
     """Either an init request (journal entry) or a continue request (signed state + answer)."""
+
+
+_ACT_REQUEST: TypeAdapter[AgentActRequest] = TypeAdapter(AgentActRequest)
 
 
 class AgentErrorOut(ErrorOut):
@@ -123,12 +132,15 @@ class AgentActView(AgentView):
         tags=["agent"],
     )
     def post(self, request: Request) -> HttpResponse:
-        body = agent_act(
-            data=request.data,
+        client = client_id(request)
+        rate_guard(client_id=client)
+        response = agent_act(
+            act_request(request.data),
             idempotency_key=request.headers.get("Idempotency-Key"),
-            client_id=client_id(request),
+            client_id=client,
         )
-        return HttpResponse(body, content_type="application/json")
+        sign(response.state, client_id=client)
+        return _json(response)
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
@@ -146,9 +158,9 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     return HttpResponse(metrics.exposition(), content_type=CONTENT_TYPE_LATEST)
 
 
-def _metrics_user(request: HttpRequest) -> Any:
+def _metrics_user(request: HttpRequest) -> User | None:
     """The session's user, else the API token's; None when neither authenticates."""
-    if request.user.is_authenticated:
+    if isinstance(request.user, User):
         return request.user
     try:
         found = TokenAuthentication().authenticate(Request(request))
@@ -166,13 +178,34 @@ def _envelope(status: int, detail: str) -> HttpResponse:
     return response
 
 
-def _validated(model: type[BaseModel], data: Any) -> Any:
+def act_request(data: Any) -> AgentActRequest:
+    """A /v3/agent/act body (or the journal page's turn) as a typed request; a ServiceError
+    naming each invalid field otherwise."""
+    return _validated(_ACT_REQUEST.validate_python, data, tags=("init", "continue"))
+
+
+def _validated(validate: Callable[[Any], M], data: Any, *, tags: tuple[str, ...] = ()) -> M:
     try:
-        return model.model_validate(data)
+        return validate(data)
     except ValidationError as exc:
-        fields = pydantic_fields(exc)
+        fields = pydantic_fields(exc, tags=tags)
         first = next(iter(fields.items()))
         raise ServiceError(f"Invalid input. {first[0]}: {first[1][0]}", fields=fields) from exc
+
+
+def pydantic_fields(exc: ValidationError, *, tags: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """Field path → messages. ``tags``: the discriminator values pydantic puts first in the
+    location of a tagged union's errors; dropped so paths name fields of the request body."""
+    fields: dict[str, list[str]] = {}
+    for err in exc.errors():
+        loc = list(err["loc"])
+        if loc and loc[0] in tags:
+            loc = loc[1:]
+        key = ".".join(str(p) for p in loc)
+        if not key:
+            key = "mode" if err["type"].startswith("union_tag") else "non_field_errors"
+        fields.setdefault(key, []).append(err["msg"])
+    return fields
 
 
 def _json(model: BaseModel) -> HttpResponse:
@@ -193,7 +226,7 @@ class ReflectionView(AgentView):
     )
     def post(self, request: Request) -> HttpResponse:
         rate_guard(client_id=client_id(request))
-        body = _validated(ReflectionRequest, request.data)
+        body = _validated(ReflectionRequest.model_validate, request.data)
         return _json(reflection_create(entry=body.journal_entry))
 
 
@@ -221,7 +254,7 @@ class ExcavationView(AgentView):
     )
     def post(self, request: Request) -> HttpResponse:
         rate_guard(client_id=client_id(request))
-        body = _validated(ExcavationRequest, request.data)
+        body = _validated(ExcavationRequest.model_validate, request.data)
         if body.mode == "init":
             if body.journal_entry is None:
                 raise ServiceError(
@@ -269,7 +302,7 @@ class V2ReflectionView(AgentView):
     )
     def post(self, request: Request) -> HttpResponse:
         rate_guard(client_id=client_id(request))
-        body = _validated(V2ReflectionRequest, request.data)
+        body = _validated(V2ReflectionRequest.model_validate, request.data)
         result = completed_result(state=body.state, client_id=client_id(request))
         return _json(
             reflection_create(entry=body.state.journal_entry, focus=result.confirmed_crux.text)
