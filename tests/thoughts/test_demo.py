@@ -12,8 +12,8 @@ from rest_framework.authtoken.models import Token
 
 from kg.models import CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate, Observation
 from kg.services import DecisionItem, candidates_decide
-from thoughts import demo
 from legacymind.providers import embeddings
+from thoughts import demo
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
