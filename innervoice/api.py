@@ -21,6 +21,7 @@ from legacymind.fields import StringField, UUIDStringField
 from legacymind.inputs import Input, query_input
 from legacymind.pagination import Pagination
 from legacymind.schema import error
+from legacymind.users import signed_in
 from thoughts.api.read_inputs import TagsField, ThoughtRefField
 
 QUERY_MAX = 4000
@@ -189,7 +190,7 @@ class InnerVoiceView(APIView):
     def post(self, request: Request) -> Response:
         data = InnerVoiceInput(data=request.data)
         data.is_valid(raise_exception=True)
-        result = inner_voice_ask(owner=request.user, params=data.params())
+        result = inner_voice_ask(owner=signed_in(request), params=data.params())
         return Response(ask_response(result), status=status.HTTP_201_CREATED)
 
 
@@ -291,7 +292,7 @@ class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     @extend_schema(parameters=[ThreadFilters], responses={200: ThreadOut(many=True)})
     def list(self, request: Request) -> Response:
         query = query_input(request, ThreadFilters, paged=True)
-        rows = selectors.threads_list(user=request.user, q=query.validated_data.get("q", ""))
+        rows = selectors.threads_list(user=signed_in(request), q=query.validated_data.get("q", ""))
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(ThreadOut(page, many=True).data)
 
@@ -299,7 +300,7 @@ class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
         parameters=[THREAD_ID, *EXCHANGE_PAGE], responses={200: ThreadDetailOut, **NOT_FOUND}
     )
     def retrieve(self, request: Request, pk: str) -> Response:
-        thread = selectors.thread_get(user=request.user, thread_id=pk)
+        thread = selectors.thread_get(user=signed_in(request), thread_id=pk)
         rows = self.paginate_queryset(selectors.thread_exchanges(thread=thread))
         exchanges = self.get_paginated_response(ExchangeOut(rows, many=True).data).data
         return Response(ThreadDetailOut(thread, context={"exchanges": exchanges}).data)
@@ -307,7 +308,7 @@ class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     @extend_schema(parameters=[THREAD_ID], responses={204: None, **NOT_FOUND})
     def destroy(self, request: Request, pk: str) -> Response:
         """Delete one of your threads and its exchanges; their thoughts stay yours."""
-        thread_delete(thread=selectors.thread_get(user=request.user, thread_id=pk))
+        thread_delete(thread=selectors.thread_get(user=signed_in(request), thread_id=pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
@@ -321,6 +322,6 @@ class ThreadViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
     )
     @action(detail=True, methods=["post"])
     def close(self, request: Request, pk: str) -> Response:
-        thread = selectors.thread_get(user=request.user, thread_id=pk)
+        thread = selectors.thread_get(user=signed_in(request), thread_id=pk)
         thread_close(thread=thread)
-        return Response(ThreadOut(selectors.thread_get(user=request.user, thread_id=pk)).data)
+        return Response(ThreadOut(selectors.thread_get(user=signed_in(request), thread_id=pk)).data)

@@ -29,6 +29,7 @@ from innervoice.threads import thread_close
 from legacymind.errors import Conflict, NotFound, ServiceError, outage, redis_down
 from legacymind.form_tokens import new_token
 from legacymind.throttles import UserThrottle
+from legacymind.users import signed_in
 
 logger = logging.getLogger("innervoice")
 
@@ -98,7 +99,7 @@ def ask(request: HttpRequest) -> HttpResponse:
             # The API's per-user rate (API_THROTTLE_USER) holds here too: an ask costs model
             # calls whichever way it comes in.
             _within_rate(request)
-            result = inner_voice_ask(owner=request.user, params=params)
+            result = inner_voice_ask(owner=signed_in(request), params=params)
         except BaseException:
             once.release()  # nothing was stored: the same form may be sent again
             raise
@@ -191,7 +192,7 @@ def _within_rate(request: HttpRequest) -> None:
 def _own_thread(request: HttpRequest, thread_id: uuid.UUID | str) -> DialogueThread:
     # Another user's thread reads like one that does not exist, as in the API.
     try:
-        return selectors.thread_get(user=request.user, thread_id=thread_id)
+        return selectors.thread_get(user=signed_in(request), thread_id=thread_id)
     except NotFound as exc:
         raise Http404("No such thread.") from exc
 
@@ -207,7 +208,7 @@ def _form_again(
 
 def _home(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:SEARCH_MAX]
-    threads = selectors.threads_list(user=request.user, q=q)
+    threads = selectors.threads_list(user=signed_in(request), q=q)
     page = Paginator(threads, THREADS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "q": q,

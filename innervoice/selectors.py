@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from innervoice.compose import HistoryItem
@@ -12,7 +12,7 @@ from innervoice.models import DialogueExchange, DialogueThread
 from legacymind.errors import NotFound
 
 
-def threads_list(*, user: Any, q: str = "") -> QuerySet[DialogueThread]:
+def threads_list(*, user: User, q: str = "") -> QuerySet[DialogueThread]:
     """The caller's threads, most recently used first, with their exchange counts; with ``q``,
     those whose topic, summary or stored synthesis or follow-up thought contains it (any case).
     Only the caller's threads are searched, and their thoughts are the caller's own."""
@@ -29,7 +29,7 @@ def threads_list(*, user: Any, q: str = "") -> QuerySet[DialogueThread]:
     )
 
 
-def thread_get(*, user: Any, thread_id: uuid.UUID | str) -> DialogueThread:
+def thread_get(*, user: User, thread_id: uuid.UUID | str) -> DialogueThread:
     try:
         return threads_list(user=user).get(id=uuid.UUID(str(thread_id)))
     except (DialogueThread.DoesNotExist, ValueError) as exc:
@@ -42,7 +42,7 @@ def thread_exchanges(*, thread: DialogueThread) -> QuerySet[DialogueExchange]:
     )
 
 
-def thread_open_latest(*, user: Any) -> DialogueThread | None:
+def thread_open_latest(*, user: User) -> DialogueThread | None:
     """The caller's open thread used last, if any."""
     return (
         DialogueThread.objects.filter(owner_id=user.pk, status=DialogueThread.Status.OPEN)

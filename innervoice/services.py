@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -30,7 +32,7 @@ from kg.services import extraction_status
 from legacymind.celery import Publication
 from legacymind.errors import Conflict, NotFound, ServiceError
 from legacymind.providers import chat
-from legacymind.providers.embeddings import get_provider
+from legacymind.providers.embeddings import EmbeddingProvider, get_provider
 from thoughts.models import Thought
 from thoughts.services import thought_create, thought_extract_on_commit
 
@@ -95,7 +97,7 @@ def _timed_out(thread: DialogueThread) -> bool:
     return timezone.now() - thread.last_interaction >= limit
 
 
-def _thread_plan(*, owner: Any, params: AskParams) -> _ThreadPlan:
+def _thread_plan(*, owner: User, params: AskParams) -> _ThreadPlan:
     if params.thread_id is not None:
         thread = thread_get(user=owner, thread_id=params.thread_id)
         if thread.status == DialogueThread.Status.CLOSED:
@@ -164,7 +166,7 @@ def _feedback(answer: str, selection: Selection, *, offline: bool, max_lines: in
     )
 
 
-def _check_previous(*, owner: Any, thought_id: uuid.UUID | None) -> None:
+def _check_previous(*, owner: User, thought_id: uuid.UUID | None) -> None:
     if thought_id is None:
         return
     if not Thought.objects.filter(id=thought_id, owner_id=owner.pk).exists():
@@ -204,7 +206,7 @@ def thread_summarize(*, thread: DialogueThread, window: int) -> int:
     return len(fold)
 
 
-def _thread_for_write(*, owner: Any, plan: _ThreadPlan) -> DialogueThread:
+def _thread_for_write(*, owner: User, plan: _ThreadPlan) -> DialogueThread:
     """Inside the transaction: the plan's thread, locked and still open, or a new one."""
     if plan.thread is not None:
         found = DialogueThread.objects.select_for_update().filter(pk=plan.thread.pk).first()
@@ -256,7 +258,7 @@ def _extracted(*, publication: Publication | None, synth_id: Any) -> Extracted:
     return Extracted("staged", *staged)
 
 
-def inner_voice_ask(*, owner: Any, params: AskParams) -> AskResult:
+def inner_voice_ask(*, owner: User, params: AskParams) -> AskResult:
     """Answer ``params.query`` from the caller's stored material and store the synthesis and
     feedback thoughts (never the query) in one transaction. An embedding failure raises (503)
     before anything is written; no chat provider answering is not an error (offline composer)."""
@@ -267,15 +269,79 @@ def inner_voice_ask(*, owner: Any, params: AskParams) -> AskResult:
         return _ask(owner=owner, params=params)
 
 
-def _ask(*, owner: Any, params: AskParams) -> AskResult:
+@dataclass(frozen=True)
+class _Composed:
+    """What the model (or the offline composer) said: the synthesis and its follow-up."""
+
+    answer: str
+    provider: str
+    model: str
+    content: str  # the answer with its sources line: the synthesis thought's text
+    feedback: str | None
+
+
+@dataclass(frozen=True)
+class _Stored:
+    thread: DialogueThread
+    position: int
+    synthesis: Thought
+    feedback: Thought | None
+    publication: Publication | None
+
+
+@dataclass(frozen=True)
+class _Embedding:
+    """How the two thoughts are stored: their vectors (synthesis, then feedback) and privacy."""
+
+    provider: EmbeddingProvider
+    vectors: np.ndarray
+    private: bool
+
+
+def _ask(*, owner: User, params: AskParams) -> AskResult:
     started = time.monotonic()
     safety = assess([params.query], where="inner_voice")
     _check_previous(owner=owner, thought_id=params.previous_thought_id)
     plan = _thread_plan(owner=owner, params=params)
-
     provider = get_provider()
+    selection = _retrieve(owner=owner, params=params, provider=provider)
+    history, summary = _thread_context(plan=plan, params=params)
+    composed = _compose(params=params, selection=selection, history=history, summary=summary)
+    # Private material in, private thoughts out: its words must not leak via a public thought.
+    private = params.include_private and (selection.private or any(h.private for h in history))
+    texts = (
+        [composed.content] if composed.feedback is None else [composed.content, composed.feedback]
+    )
+    vectors = provider.embed(texts)  # before any write: a failure stores nothing
+    stored = _store(
+        owner=owner,
+        params=params,
+        plan=plan,
+        selection=selection,
+        composed=composed,
+        embedding=_Embedding(provider, vectors, private),
+    )
+    extracted = _extracted(publication=stored.publication, synth_id=stored.synthesis.id)
+    _log(stored=stored, composed=composed, extracted=extracted, started=started)
+    return AskResult(
+        answer=composed.answer,
+        synthesis=stored.synthesis,
+        feedback=stored.feedback,
+        selection=selection,
+        synth_provider=composed.provider,
+        synth_model=composed.model,
+        embedding_dim=provider.dim,
+        extracted=extracted,
+        thread=stored.thread,
+        position=stored.position,
+        safety=safety,
+    )
+
+
+def _retrieve(*, owner: User, params: AskParams, provider: EmbeddingProvider) -> Selection:
+    """Embed the query and select the snippets the answer draws on."""
     vector = [float(x) for x in provider.embed([params.query])[0]]
-    selection = snippets_select(
+    return snippets_select(
         user=owner,
         vector=vector,
         model=provider.model,
@@ -286,14 +352,30 @@ def _ask(*, owner: Any, params: AskParams) -> AskResult:
         include_tags=params.include_tags,
         exclude_tags=params.exclude_tags,
     )
-    history: list[compose.HistoryItem] = []
-    summary = ""
-    if plan.thread is not None:
-        window = settings.SURR_INNER_VOICE_HISTORY
-        history = thread_history(
-            thread=plan.thread, window=window, include_private=params.include_private
-        )
-        summary = plan.thread.summary
+
+
+def _thread_context(
+    *, plan: _ThreadPlan, params: AskParams
+) -> tuple[list[compose.HistoryItem], str]:
+    """The continued thread's recent exchanges and summary (none for a new thread)."""
+    if plan.thread is None:
+        return [], ""
+    history = thread_history(
+        thread=plan.thread,
+        window=settings.SURR_INNER_VOICE_HISTORY,
+        include_private=params.include_private,
+    )
+    return history, plan.thread.summary
+
+
+def _compose(
+    *,
+    params: AskParams,
+    selection: Selection,
+    history: list[compose.HistoryItem],
+    summary: str,
+) -> _Composed:
+    """The synthesis, then (when asked for) the follow-up question."""
     prompt = compose.synthesis_prompt(
         query=params.query, snippets=selection.snippets, history=history, summary=summary
     )
@@ -306,84 +388,113 @@ def _ask(*, owner: Any, params: AskParams) -> AskResult:
             offline=synth_provider == compose.OFFLINE_PROVIDER,
             max_lines=params.feedback_max_lines,
         )
-    # Private material in, private thoughts out: its words must not leak via a public thought.
-    private = params.include_private and (selection.private or any(h.private for h in history))
     content = f"{answer}\n\n{compose.sources_line(selection.sources_compact)}"
-    texts = [content] if feedback is None else [content, feedback]
-    vectors = provider.embed(texts)  # before any write: a failure stores nothing
+    return _Composed(answer, synth_provider, synth_model, content, feedback)
 
+
+def _store(
+    *,
+    owner: User,
+    params: AskParams,
+    plan: _ThreadPlan,
+    selection: Selection,
+    composed: _Composed,
+    embedding: _Embedding,
+) -> _Stored:
+    """The one transaction: the thread, the synthesis and feedback thoughts, the exchange, the
+    thread's summary, and the synthesis' KG extraction (sent once it commits)."""
     publication: Publication | None = None
     with transaction.atomic():
         thread = _thread_for_write(owner=owner, plan=plan)
-
-        def store(text: str, origin: str, previous: Any, vector: Any, **extra: Any) -> Thought:
-            # injection_scale 0: the inner voice's thoughts inject nothing (spec 000).
-            return thought_create(
-                owner=owner,
-                content=text,
-                origin=origin,
-                embedding=(provider, vector),
-                extract=False,
-                injection_scale=0,
-                is_private=private,
-                previous_thought_id=previous,
-                **extra,
-            )
-
-        synthesis = store(
-            content,
-            Thought.Origin.INNER_VOICE,
-            params.previous_thought_id,
-            vectors[0],
+        synthesis = _thought_store(
+            owner=owner,
+            embedding=embedding,
+            text=composed.content,
+            origin=Thought.Origin.INNER_VOICE,
+            previous=params.previous_thought_id,
+            vector=embedding.vectors[0],
             injected_memories=[
                 {"kind": s.kind, "id": s.id, "similarity": round(s.similarity, 4)}
                 for s in selection.snippets
                 if s.kind != "thought"
             ],
         )
-        feedback_thought = None
-        if feedback is not None:
-            feedback_thought = store(
-                feedback, Thought.Origin.INNER_VOICE_FEEDBACK, synthesis.id, vectors[1]
+        feedback = None
+        if composed.feedback is not None:
+            feedback = _thought_store(
+                owner=owner,
+                embedding=embedding,
+                text=composed.feedback,
+                origin=Thought.Origin.INNER_VOICE_FEEDBACK,
+                previous=synthesis.id,
+                vector=embedding.vectors[1],
             )
-        last = thread.exchanges.aggregate(last=Max("position"))["last"] or 0
-        DialogueExchange.objects.create(
-            thread=thread,
-            position=last + 1,
-            synthesis_thought=synthesis,
-            feedback_thought=feedback_thought,
-            thoughts_provided=selection.thought_ids,
-            memories_injected=selection.memory_refs,
+        position = _exchange_record(
+            thread=thread, synthesis=synthesis, feedback=feedback, selection=selection
         )
-        thread.last_interaction = timezone.now()
-        thread.save(update_fields=["last_interaction"])
-        thread_summarize(thread=thread, window=settings.SURR_INNER_VOICE_HISTORY)
         if params.auto_extract_to_kg:
             # Committed below: by then it went out (eager: it ran, and staged) or it did not.
             publication = thought_extract_on_commit(thought_id=synthesis.id, origin="inner_voice")
+    return _Stored(thread, position, synthesis, feedback, publication)
 
-    extracted = _extracted(publication=publication, synth_id=synthesis.id)
+
+def _thought_store(
+    *,
+    owner: User,
+    embedding: _Embedding,
+    text: str,
+    origin: str,
+    previous: uuid.UUID | None,
+    vector: np.ndarray,
+    **extra: Any,
+) -> Thought:
+    # injection_scale 0: the inner voice's thoughts inject nothing (spec 000).
+    return thought_create(
+        owner=owner,
+        content=text,
+        origin=origin,
+        embedding=(embedding.provider, vector),
+        extract=False,
+        injection_scale=0,
+        is_private=embedding.private,
+        previous_thought_id=previous,
+        **extra,
+    )
+
+
+def _exchange_record(
+    *,
+    thread: DialogueThread,
+    synthesis: Thought,
+    feedback: Thought | None,
+    selection: Selection,
+) -> int:
+    """Add the exchange at the end of the thread, mark the thread used now, and fold older
+    exchanges into its summary. Returns the exchange's position."""
+    last = thread.exchanges.aggregate(last=Max("position"))["last"] or 0
+    DialogueExchange.objects.create(
+        thread=thread,
+        position=last + 1,
+        synthesis_thought=synthesis,
+        feedback_thought=feedback,
+        thoughts_provided=selection.thought_ids,
+        memories_injected=selection.memory_refs,
+    )
+    thread.last_interaction = timezone.now()
+    thread.save(update_fields=["last_interaction"])
+    thread_summarize(thread=thread, window=settings.SURR_INNER_VOICE_HISTORY)
+    return last + 1
+
+
+def _log(*, stored: _Stored, composed: _Composed, extracted: Extracted, started: float) -> None:
     logger.info(
         "inner_voice synth_id=%s feedback_id=%s provider=%s model=%s entities=%s edges=%s "
         "latency_ms=%d",
-        synthesis.id,
-        feedback_thought.id if feedback_thought else None,
-        synth_provider,
-        synth_model,
+        stored.synthesis.id,
+        stored.feedback.id if stored.feedback else None,
+        composed.provider,
+        composed.model,
         extracted.entities if extracted.entities is not None else extracted.status,
         extracted.relationships if extracted.relationships is not None else extracted.status,
         int((time.monotonic() - started) * 1000),
-    )
-    return AskResult(
-        answer=answer,
-        synthesis=synthesis,
-        feedback=feedback_thought,
-        selection=selection,
-        synth_provider=synth_provider,
-        synth_model=synth_model,
-        embedding_dim=provider.dim,
-        extracted=extracted,
-        thread=thread,
-        position=last + 1,
-        safety=safety,
     )

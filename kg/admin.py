@@ -40,6 +40,7 @@ from kg.models import (
 from kg.selectors.visibility import memories_visible_to
 from legacymind.admin_lookups import LimitedLookupsAdmin
 from legacymind.admin_search import PRIVATE, without_private_words
+from legacymind.users import signed_in
 
 MODERATE = "kg.moderate"
 PENDING_FIRST = Case(
@@ -106,7 +107,7 @@ class CandidateAdmin(LimitedLookupsAdmin):
 
     def _decide(self, request: HttpRequest, queryset: QuerySet[Any], decision: str) -> None:
         items = [services.DecisionItem(c.pk, self.kind, decision) for c in queryset]
-        outcomes = services.candidates_decide(items=items, reviewer=request.user)
+        outcomes = services.candidates_decide(items=items, reviewer=signed_in(request))
         done = [o for o in outcomes if o.ok]
         if done:
             self.message_user(request, f"{decision}: {len(done)} candidate(s).", messages.SUCCESS)
@@ -174,7 +175,7 @@ class CandidateAdmin(LimitedLookupsAdmin):
                 kind=self.kind,
                 candidate_id=cand.pk,
                 decision=decision,
-                reviewer=request.user,
+                reviewer=signed_in(request),
                 note=request.POST.get("note", ""),
                 canonical_id=int(canonical) if canonical else None,
             )

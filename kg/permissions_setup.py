@@ -7,7 +7,10 @@ permissions and content types. Re-asserting the group on post_migrate makes it a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 MODERATORS_GROUP = "KG moderators"
 MODERATOR_CODENAMES = [
@@ -35,7 +38,7 @@ def ensure_moderators_group(**_: Any) -> None:
     group.permissions.add(*perms)
 
 
-def moderator_grant(*, user: Any, **_: Any) -> None:
+def moderator_grant(*, user: User, **_: Any) -> None:
     """Make ``user`` a KG moderator (a member of the moderators group)."""
     from django.contrib.auth.models import Group
 

@@ -197,10 +197,32 @@ def rows_reembed(
     wanted = models.Q() if all_rows else stale_rows(provider)
     tables = embedded_tables(target)
     if not dry_run:
-        # Every embedded table, whatever the target: a killed run may have been on another.
-        summary.repaired = index_repair(tables=embedded_models(), dims=indexed_dims())
-        for name in summary.repaired:
-            say(f"{name}: built again (an earlier run was stopped before it could)")
+        _indexes_repair(summary, say)
+    _tables_plan(summary, tables, wanted=wanted, limit=limit, index=index)
+    if dry_run:
+        return summary
+    run = _Run(summary=summary, provider=provider, wanted=wanted, say=say, progress=progress)
+    run.tables_write(tables, batch_size=batch_size)
+    return summary
+
+
+def _indexes_repair(summary: ReembedSummary, say: Notice) -> None:
+    # Every embedded table, whatever the target: a killed run may have been on another.
+    summary.repaired = index_repair(tables=embedded_models(), dims=indexed_dims())
+    for name in summary.repaired:
+        say(f"{name}: built again (an earlier run was stopped before it could)")
+
+
+def _tables_plan(
+    summary: ReembedSummary,
+    tables: list[EmbeddedTable],
+    *,
+    wanted: models.Q,
+    limit: int | None,
+    index: str,
+) -> None:
+    """Count each table's pending rows, take on as many as ``limit`` leaves, and decide whether
+    its index comes out while the run writes."""
     budget = limit
     for table in tables:
         manager = table.model._default_manager
@@ -218,71 +240,92 @@ def rows_reembed(
         )
         if budget is not None:
             budget -= selected
-    if dry_run:
-        return summary
 
-    total = sum(t.selected for t in summary.tables.values())
-    done = 0
-    if progress:
-        progress(0, total)
-    started = time.perf_counter()
-    # One worker embeds the next batch while this thread writes the current one: the write
-    # (mostly HNSW index maintenance, in the database process) and the model then overlap.
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reembed")
-    feeds = [
-        _Feed(
-            table=table,
-            provider=provider,
-            wanted=wanted,
-            quota=summary.tables[table.label].selected,
-            size=batch_size,
-            pool=pool,
-        )
-        for table in tables
-    ]
-    try:
-        feeds[0].start()
-        for number, (table, feed) in enumerate(zip(tables, feeds, strict=True)):
-            counts = summary.tables[table.label]
-            out = (
-                index_out(
-                    model=table.model,
-                    label=table.label,
-                    dim=provider.dim,
-                    required=index == "rebuild",
-                    notice=say,
-                )
-                if counts.rebuild
-                else nullcontext(None)
+
+@dataclass
+class _Run:
+    """The writing part of a run: the tables one after another, batch by batch, with the
+    counts and the progress reported as it goes."""
+
+    summary: ReembedSummary
+    provider: EmbeddingProvider
+    wanted: models.Q
+    say: Notice
+    progress: Progress | None
+    total: int = 0
+    done: int = 0
+    started: float = 0.0
+
+    def tables_write(self, tables: list[EmbeddedTable], *, batch_size: int) -> None:
+        self.total = sum(t.selected for t in self.summary.tables.values())
+        if self.progress:
+            self.progress(0, self.total)
+        self.started = time.perf_counter()
+        # One worker embeds the next batch while this thread writes the current one: the write
+        # (mostly HNSW index maintenance, in the database process) and the model then overlap.
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reembed")
+        feeds = [
+            _Feed(
+                table=table,
+                provider=self.provider,
+                wanted=self.wanted,
+                quota=self.summary.tables[table.label].selected,
+                size=batch_size,
+                pool=pool,
             )
-            with out as taken:
-                for rows, vectors in feed.batches():
-                    written = _batch_write(
-                        table=table, provider=provider, wanted=wanted, rows=rows, vectors=vectors
-                    )
-                    counts.embedded += written
-                    done += written
-                    summary.seconds = time.perf_counter() - started
-                    if progress:
-                        progress(done, total)
-                if number + 1 < len(feeds):
-                    # Started before this table's index is built again (when the block
-                    # closes): the model embeds the next table's first batch meanwhile.
-                    feeds[number + 1].start()
-            if taken:  # back once the block has closed
-                counts.index_rebuilt, counts.index_seconds = taken.name, taken.build_seconds
-    except KeyboardInterrupt as exc:
-        # Raised again with the counts so far: the command reports them instead of a traceback.
-        summary.seconds = time.perf_counter() - started
-        raise Interrupted(summary) from exc
-    except EmbeddingError as exc:
-        raise EmbeddingError(
-            f"{exc.detail} ({done} rows were re-embedded before this; run again to resume)"
-        ) from exc
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    summary.seconds = time.perf_counter() - started
-    return summary
+            for table in tables
+        ]
+        try:
+            feeds[0].start()
+            for number, (table, feed) in enumerate(zip(tables, feeds, strict=True)):
+                following = feeds[number + 1] if number + 1 < len(feeds) else None
+                self._table_write(table, feed, following)
+        except KeyboardInterrupt as exc:
+            # Raised again with the counts so far: the command reports them, not a traceback.
+            self.summary.seconds = time.perf_counter() - self.started
+            raise Interrupted(self.summary) from exc
+        except EmbeddingError as exc:
+            raise EmbeddingError(
+                f"{exc.detail} ({self.done} rows were re-embedded before this; run again to resume)"
+            ) from exc
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        self.summary.seconds = time.perf_counter() - self.started
+
+    def _table_write(self, table: EmbeddedTable, feed: _Feed, following: _Feed | None) -> None:
+        """Write the table's batches, its index out meanwhile when the plan says so."""
+        counts = self.summary.tables[table.label]
+        out = (
+            index_out(
+                model=table.model,
+                label=table.label,
+                dim=self.provider.dim,
+                required=self.summary.index == "rebuild",
+                notice=self.say,
+            )
+            if counts.rebuild
+            else nullcontext(None)
+        )
+        with out as taken:
+            for rows, vectors in feed.batches():
+                written = _batch_write(
+                    table=table,
+                    provider=self.provider,
+                    wanted=self.wanted,
+                    rows=rows,
+                    vectors=vectors,
+                )
+                counts.embedded += written
+                self.done += written
+                self.summary.seconds = time.perf_counter() - self.started
+                if self.progress:
+                    self.progress(self.done, self.total)
+            if following is not None:
+                # Started before this table's index is built again (when the block closes):
+                # the model embeds the next table's first batch meanwhile.
+                following.start()
+        if taken:  # back once the block has closed
+            counts.index_rebuilt, counts.index_seconds = taken.name, taken.build_seconds
 
 
 class _Feed:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, User
 from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 from django.dispatch import Signal
@@ -67,19 +67,9 @@ def superuser_ensure(
         if user is None:
             user = user_model(username=username, email=email)
         assert isinstance(user, AbstractUser)
-        source = "unchanged"
-        if password:
-            # As createsuperuser does: the admin login is the last one to leave weak.
-            validate_password(password, user)
-            source = "environment"
-        else:
-            password = _read_secret(secret_path, username)
-            if password is not None:
-                source = "file"
-            elif created:
-                password = secrets.token_urlsafe(15)
-                _write_secret(secret_path, username, password)
-                source = "generated"
+        password, source = _password_for(
+            user, password, username=username, created=created, secret_path=secret_path
+        )
         changed: list[str] = []
         if password and (created or not user.check_password(password)):
             if source == "file" and not created:
@@ -88,13 +78,7 @@ def superuser_ensure(
             else:
                 user.set_password(password)
                 changed.append("password")
-        for flag in ("is_staff", "is_superuser", "is_active"):
-            if not getattr(user, flag):
-                setattr(user, flag, True)
-                changed.append(flag)
-        if email and not user.email:
-            user.email = email
-            changed.append("email")
+        changed += _superuser_flags(user, email)
         if created:
             user.save()
         elif changed:
@@ -109,3 +93,36 @@ def superuser_ensure(
         created=created,
         password_source=source,
     )
+
+
+def _password_for(
+    user: User, password: str | None, *, username: str, created: bool, secret_path: Path
+) -> tuple[str | None, str]:
+    """The password to apply and where it comes from: the environment's (once the validators
+    accept it), the one kept in ``secret_path``, or a new one for a new user (kept there);
+    else none ("unchanged")."""
+    if password:
+        # As createsuperuser does: the admin login is the last one to leave weak.
+        validate_password(password, user)
+        return password, "environment"
+    stored = _read_secret(secret_path, username)
+    if stored is not None:
+        return stored, "file"
+    if created:
+        generated = secrets.token_urlsafe(15)
+        _write_secret(secret_path, username, generated)
+        return generated, "generated"
+    return None, "unchanged"
+
+
+def _superuser_flags(user: User, email: str) -> list[str]:
+    """Make ``user`` an active superuser with an email; returns the fields it changed."""
+    changed: list[str] = []
+    for flag in ("is_staff", "is_superuser", "is_active"):
+        if not getattr(user, flag):
+            setattr(user, flag, True)
+            changed.append(flag)
+    if email and not user.email:
+        user.email = email
+        changed.append("email")
+    return changed

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from django.db import connection, models
+from django.db.backends.utils import CursorWrapper
 
 _PGCOPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, no header extension
 _PGCOPY_TRAILER = b"\xff\xff"
@@ -116,36 +117,12 @@ def vectors_store(
     meta = model._meta
     assert meta.pk is not None
     pk_type = meta.pk.db_type(connection) or ""
-    qn = connection.ops.quote_name
-    table = qn(meta.db_table)
+    table = connection.ops.quote_name(meta.db_table)
     scratch = f"legacymind_vectors_{pk_type}"
-    columns = "pk, digest, embedding" if guard is not None else "pk, embedding"
-    conditions = [f"{table}.{qn(meta.pk.column or 'id')} = b.pk"]
-    params: list[Any] = [provider, model_name, int(matrix.shape[1]), embedded_at]
-    if guard is not None:
-        text = ", ".join(f"coalesce({table}.{qn(c)}::text, '')" for c in guard.columns)
-        conditions.append(f"md5(concat_ws(chr(1), {text}))::uuid = b.digest")
-        where, where_params = _where(model, guard.wanted)
-        if where:
-            conditions.append(f"({where})")
-            params.extend(where_params)
+    conditions, where_params = _conditions(model, table, guard)
+    params: list[Any] = [provider, model_name, int(matrix.shape[1]), embedded_at, *where_params]
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"CREATE TEMP TABLE IF NOT EXISTS {scratch} (pk {pk_type} PRIMARY KEY, "
-            "digest uuid, embedding vector) ON COMMIT DELETE ROWS"
-        )
-        cursor.execute(f"DELETE FROM {scratch}")  # an outer transaction may span batches
-        payload = _copy_payload(
-            pks,
-            np.asarray(matrix, dtype=np.float32),
-            pk_type,
-            guard.digests if guard is not None else None,
-        )
-        with cursor.cursor.copy(f"COPY {scratch} ({columns}) FROM STDIN (FORMAT BINARY)") as cp:
-            cp.write(payload)
-        # Without statistics the planner guesses thousands of rows and joins by scanning the
-        # whole embedded table for every batch.
-        cursor.execute(f"ANALYZE {scratch}")
+        _scratch_fill(cursor, scratch, pk_type, pks, matrix, guard)
         # The target table is not aliased: ``_where`` compiles ``guard.wanted`` with the ORM,
         # which qualifies columns with the table's name.
         cursor.execute(
@@ -155,3 +132,51 @@ def vectors_store(
             params,
         )
         return int(cursor.rowcount)
+
+
+def _conditions(
+    model: type[models.Model], table: str, guard: RowGuard | None
+) -> tuple[list[str], list[Any]]:
+    """The UPDATE's join on the scratch table and, with a ``guard``, its checks; and their
+    parameters."""
+    qn = connection.ops.quote_name
+    meta = model._meta
+    assert meta.pk is not None
+    conditions = [f"{table}.{qn(meta.pk.column or 'id')} = b.pk"]
+    params: list[Any] = []
+    if guard is not None:
+        text = ", ".join(f"coalesce({table}.{qn(c)}::text, '')" for c in guard.columns)
+        conditions.append(f"md5(concat_ws(chr(1), {text}))::uuid = b.digest")
+        where, where_params = _where(model, guard.wanted)
+        if where:
+            conditions.append(f"({where})")
+            params.extend(where_params)
+    return conditions, params
+
+
+def _scratch_fill(
+    cursor: CursorWrapper,
+    scratch: str,
+    pk_type: str,
+    pks: Sequence[Any],
+    matrix: np.ndarray,
+    guard: RowGuard | None,
+) -> None:
+    """Load the batch into the session's scratch table (one binary COPY) and analyse it."""
+    cursor.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {scratch} (pk {pk_type} PRIMARY KEY, "
+        "digest uuid, embedding vector) ON COMMIT DELETE ROWS"
+    )
+    cursor.execute(f"DELETE FROM {scratch}")  # an outer transaction may span batches
+    payload = _copy_payload(
+        pks,
+        np.asarray(matrix, dtype=np.float32),
+        pk_type,
+        guard.digests if guard is not None else None,
+    )
+    columns = "pk, digest, embedding" if guard is not None else "pk, embedding"
+    with cursor.cursor.copy(f"COPY {scratch} ({columns}) FROM STDIN (FORMAT BINARY)") as cp:
+        cp.write(payload)
+    # Without statistics the planner guesses thousands of rows and joins by scanning the
+    # whole embedded table for every batch.
+    cursor.execute(f"ANALYZE {scratch}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from kg.models import CandidateStatus, Edge, EdgeCandidate, Entity, EntityCandidate, Observation
@@ -208,7 +209,7 @@ def _embed_missing(
     return len(todo)
 
 
-def _seed_thoughts(owner: Any) -> tuple[list[Thought], int]:
+def _seed_thoughts(owner: User) -> tuple[list[Thought], int]:
     made = 0
     rows = []
     # In order: links point at thoughts written earlier, and created_at orders each chain.

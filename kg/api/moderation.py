@@ -18,6 +18,7 @@ from legacymind.errors import NotFound
 from legacymind.fields import StringField, UUIDStringField
 from legacymind.inputs import Input, query_input
 from legacymind.schema import error
+from legacymind.users import signed_in
 from thoughts.selectors.visibility import thoughts_visible_to
 
 
@@ -256,7 +257,7 @@ class DecideView(APIView):
             for i in data.validated_data["items"]
         ]
         outcomes = services.candidates_decide(
-            items=items, reviewer=request.user, dry_run=data.validated_data["dry_run"]
+            items=items, reviewer=signed_in(request), dry_run=data.validated_data["dry_run"]
         )
         return Response(
             {

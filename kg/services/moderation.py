@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -22,6 +22,7 @@ from kg.models import (
 from kg.selectors.visibility import memories_visible_to
 from kg.services.memories import entity_embed_on_commit, memory_visible
 from legacymind.errors import ServiceError
+from legacymind.users import Viewer
 
 DECISIONS = ("approve", "reject", "alias")
 KINDS = ("entity", "edge")
@@ -73,21 +74,28 @@ def entity_find(*, name: str, among: QuerySet[Entity] | None = None) -> Entity |
     )
 
 
-def _reviewed(cand: EntityCandidate | EdgeCandidate, item: DecisionItem, reviewer: Any) -> None:
+def _recorded(reviewer: User | None) -> User | None:
+    """The reviewer as a row records them: None for nobody (a dry run without a user)."""
+    return reviewer if reviewer is not None and reviewer.pk else None
+
+
+def _reviewed(
+    cand: EntityCandidate | EdgeCandidate, item: DecisionItem, reviewer: User | None
+) -> None:
     cand.status = _STATUS[item.decision]
-    cand.reviewed_by = reviewer if getattr(reviewer, "pk", None) else None
+    cand.reviewed_by = _recorded(reviewer)
     cand.reviewed_at = timezone.now()
     cand.review_note = item.note
     cand.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note", "promoted"])
 
 
-def _block(kind: str, key: str, item: DecisionItem, reviewer: Any) -> None:
+def _block(kind: str, key: str, item: DecisionItem, reviewer: User | None) -> None:
     Blocklist.objects.get_or_create(
         kind=kind,
         item=key[:600],
         defaults={
             "reason": item.note,
-            "created_by": reviewer if getattr(reviewer, "pk", None) else None,
+            "created_by": _recorded(reviewer),
         },
     )
 
@@ -97,7 +105,7 @@ def _block(kind: str, key: str, item: DecisionItem, reviewer: Any) -> None:
 Decided = tuple[str, int | None, bool]
 
 
-def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
+def _decide_entity(item: DecisionItem, reviewer: User | None) -> Decided:
     cand = EntityCandidate.objects.select_for_update().filter(id=item.id).first()
     if cand is None:
         raise DecisionError(f"entity candidate {item.id} does not exist")
@@ -106,54 +114,76 @@ def _decide_entity(item: DecisionItem, reviewer: Any) -> Decided:
             return f"already {cand.status}", cand.promoted_id, False
         raise DecisionError(f"entity candidate {item.id} is already {cand.status}")
     if item.decision == "approve":
-        entity = (
-            Entity.objects.select_for_update()
-            .filter(name__iexact=cand.name, entity_type__iexact=cand.entity_type)
-            .first()
-        )
-        created = entity is None
-        if entity is None:
-            try:
-                with transaction.atomic():
-                    entity = Entity.objects.create(
-                        name=clean(cand.name),
-                        entity_type=cand.entity_type.lower(),
-                        description=cand.description,
-                        data=cand.data,
-                        aliases=list(cand.aliases),
-                        source_thought_id=cand.staged_by_thought_id,
-                    )
-            except IntegrityError:
-                # Another moderator promoted the same name and type a moment ago.
-                created = False
-                entity = Entity.objects.get(
-                    name__iexact=clean(cand.name), entity_type__iexact=cand.entity_type
-                )
-        hidden = not created and not memory_visible(entity, _viewer(reviewer))
-        if hidden and not _same_owner(entity, cand):
-            # The name is taken (globally unique) by a memory of someone's private thought.
-            # Reusing it would file this mention under a memory only its owner sees, and
-            # naming it would tell the moderator it exists: refuse, as the API's upsert does.
-            raise DecisionError(
-                f"entity candidate {item.id}: the name {cand.name!r} ({cand.entity_type}) is "
-                "taken by a memory you cannot see; alias the candidate or reject it"
-            )
-        if created:
-            entity_embed_on_commit(entity_id=entity.pk)
-        elif _names_may_join(entity, cand):
-            _add_aliases(entity, cand.aliases)
-        cand.promoted = entity
-        _reviewed(cand, item, reviewer)
-        what = f"{entity.name!r} ({entity.entity_type})"
-        if created:
-            return f"created entity {what}", entity.pk, True
-        if hidden:  # the owner's own memory, found again in another private thought of theirs
-            return f"reused an entity {what} its owner keeps private", None, False
-        return f"reused entity {entity.pk} {what}", entity.pk, False
+        return _entity_approve(cand, item, reviewer)
     if item.decision == "reject":
-        _block(Blocklist.Kind.ENTITY, norm(cand.name), item, reviewer)
-        _reviewed(cand, item, reviewer)
-        return f"rejected; {cand.name!r} is blocklisted", None, False
+        return _entity_reject(cand, item, reviewer)
+    return _entity_alias(cand, item, reviewer)
+
+
+def _entity_approve(cand: EntityCandidate, item: DecisionItem, reviewer: User | None) -> Decided:
+    """Promote the candidate: a new entity, or the one its name and type already name."""
+    entity, created = _entity_for(cand)
+    hidden = not created and not memory_visible(entity, _viewer(reviewer))
+    if hidden and not _same_owner(entity, cand):
+        # The name is taken (globally unique) by a memory of someone's private thought.
+        # Reusing it would file this mention under a memory only its owner sees, and
+        # naming it would tell the moderator it exists: refuse, as the API's upsert does.
+        raise DecisionError(
+            f"entity candidate {item.id}: the name {cand.name!r} ({cand.entity_type}) is "
+            "taken by a memory you cannot see; alias the candidate or reject it"
+        )
+    if created:
+        entity_embed_on_commit(entity_id=entity.pk)
+    elif _names_may_join(entity, cand):
+        _add_aliases(entity, cand.aliases)
+    cand.promoted = entity
+    _reviewed(cand, item, reviewer)
+    what = f"{entity.name!r} ({entity.entity_type})"
+    if created:
+        return f"created entity {what}", entity.pk, True
+    if hidden:  # the owner's own memory, found again in another private thought of theirs
+        return f"reused an entity {what} its owner keeps private", None, False
+    return f"reused entity {entity.pk} {what}", entity.pk, False
+
+
+def _entity_for(cand: EntityCandidate) -> tuple[Entity, bool]:
+    """The entity of the candidate's name and type (locked), created when there is none;
+    and whether it was created."""
+    entity = (
+        Entity.objects.select_for_update()
+        .filter(name__iexact=cand.name, entity_type__iexact=cand.entity_type)
+        .first()
+    )
+    if entity is not None:
+        return entity, False
+    try:
+        with transaction.atomic():
+            entity = Entity.objects.create(
+                name=clean(cand.name),
+                entity_type=cand.entity_type.lower(),
+                description=cand.description,
+                data=cand.data,
+                aliases=list(cand.aliases),
+                source_thought_id=cand.staged_by_thought_id,
+            )
+    except IntegrityError:
+        # Another moderator promoted the same name and type a moment ago.
+        entity = Entity.objects.get(
+            name__iexact=clean(cand.name), entity_type__iexact=cand.entity_type
+        )
+        return entity, False
+    return entity, True
+
+
+def _entity_reject(cand: EntityCandidate, item: DecisionItem, reviewer: User | None) -> Decided:
+    """Reject the candidate and blocklist its name."""
+    _block(Blocklist.Kind.ENTITY, norm(cand.name), item, reviewer)
+    _reviewed(cand, item, reviewer)
+    return f"rejected; {cand.name!r} is blocklisted", None, False
+
+
+def _entity_alias(cand: EntityCandidate, item: DecisionItem, reviewer: User | None) -> Decided:
+    """Add the candidate's names to the aliases of the entity ``item.canonical_id``."""
     if item.canonical_id is None:
         raise DecisionError(f"entity candidate {item.id}: alias needs canonical_id")
     # Only an entity the moderator can see: a hidden one fails exactly like a missing one.
@@ -198,7 +228,7 @@ def _names_may_join(entity: Entity, cand: EntityCandidate) -> bool:
     return owner is None or owner == _private_owner(entity.source_thought)
 
 
-def _endpoints_for(cand: EdgeCandidate, reviewer: Any) -> QuerySet[Entity]:
+def _endpoints_for(cand: EdgeCandidate, reviewer: User | None) -> QuerySet[Entity]:
     """The entities an edge candidate's names may resolve to: those the moderator sees, and
     those drawn from thoughts of the candidate's own author (their private memories are the
     ones their private thought speaks of). Anyone else's private memories read as missing."""
@@ -209,8 +239,9 @@ def _endpoints_for(cand: EdgeCandidate, reviewer: Any) -> QuerySet[Entity]:
     return among
 
 
-def _viewer(reviewer: Any) -> AbstractBaseUser | AnonymousUser:
-    return reviewer if getattr(reviewer, "pk", None) else AnonymousUser()
+def _viewer(reviewer: User | None) -> Viewer:
+    recorded = _recorded(reviewer)
+    return recorded if recorded is not None else AnonymousUser()
 
 
 def _add_aliases(entity: Entity, names: Any) -> None:
@@ -221,7 +252,7 @@ def _add_aliases(entity: Entity, names: Any) -> None:
         entity.save(update_fields=["aliases", "updated_at"])
 
 
-def _decide_edge(item: DecisionItem, reviewer: Any) -> Decided:
+def _decide_edge(item: DecisionItem, reviewer: User | None) -> Decided:
     cand = EdgeCandidate.objects.select_for_update().filter(id=item.id).first()
     if cand is None:
         raise DecisionError(f"edge candidate {item.id} does not exist")
@@ -232,12 +263,42 @@ def _decide_edge(item: DecisionItem, reviewer: Any) -> Decided:
     if item.decision == "alias":
         raise DecisionError(f"edge candidate {item.id}: only entity candidates can be aliased")
     if item.decision == "reject":
-        _block(
-            Blocklist.Kind.EDGE, edge_key(cand.source_name, cand.target_name, cand.rel_type),
-            item, reviewer,
-        )  # fmt: skip
-        _reviewed(cand, item, reviewer)
-        return "rejected; the relation is blocklisted", None, False
+        return _edge_reject(cand, item, reviewer)
+    return _edge_approve(cand, item, reviewer)
+
+
+def _edge_reject(cand: EdgeCandidate, item: DecisionItem, reviewer: User | None) -> Decided:
+    """Reject the candidate and blocklist its relation."""
+    _block(
+        Blocklist.Kind.EDGE, edge_key(cand.source_name, cand.target_name, cand.rel_type),
+        item, reviewer,
+    )  # fmt: skip
+    _reviewed(cand, item, reviewer)
+    return "rejected; the relation is blocklisted", None, False
+
+
+def _edge_approve(cand: EdgeCandidate, item: DecisionItem, reviewer: User | None) -> Decided:
+    """Promote the candidate to an edge between the entities its names resolve to."""
+    source, target = _edge_ends(cand, item, reviewer)
+    edge, created = Edge.objects.get_or_create(
+        source=source,
+        target=target,
+        rel_type=cand.rel_type,
+        defaults={"confidence": cand.confidence, "source_thought_id": cand.staged_by_thought_id},
+    )
+    cand.promoted = edge
+    _reviewed(cand, item, reviewer)
+    what = f"{source.name} -[{edge.rel_type}]-> {target.name}"
+    if created:
+        return f"created edge {what}", edge.pk, True
+    return f"reused edge {edge.pk} {what}", edge.pk, False
+
+
+def _edge_ends(
+    cand: EdgeCandidate, item: DecisionItem, reviewer: User | None
+) -> tuple[Entity, Entity]:
+    """The source and target entities the candidate's names resolve to: both must exist, and
+    differ."""
     ends = {}
     among = _endpoints_for(cand, reviewer)
     for role, name in (("source", cand.source_name), ("target", cand.target_name)):
@@ -254,18 +315,7 @@ def _decide_edge(item: DecisionItem, reviewer: Any) -> Decided:
             f"edge candidate {item.id}: source and target are the same entity "
             f"{ends['source'].name!r}; reject it"
         )
-    edge, created = Edge.objects.get_or_create(
-        source=ends["source"],
-        target=ends["target"],
-        rel_type=cand.rel_type,
-        defaults={"confidence": cand.confidence, "source_thought_id": cand.staged_by_thought_id},
-    )
-    cand.promoted = edge
-    _reviewed(cand, item, reviewer)
-    what = f"{ends['source'].name} -[{edge.rel_type}]-> {ends['target'].name}"
-    if created:
-        return f"created edge {what}", edge.pk, True
-    return f"reused edge {edge.pk} {what}", edge.pk, False
+    return ends["source"], ends["target"]
 
 
 def _status_now(item: DecisionItem) -> str:
@@ -277,7 +327,7 @@ def _status_now(item: DecisionItem) -> str:
 def candidates_decide(
     *,
     items: list[DecisionItem],
-    reviewer: AbstractBaseUser | AnonymousUser | None,
+    reviewer: User | None,
     dry_run: bool = False,
 ) -> list[DecisionOutcome]:
     """Apply each decision in its own savepoint inside one transaction: a failing item is
@@ -321,7 +371,7 @@ def candidate_decide(
     kind: str,
     candidate_id: int,
     decision: str,
-    reviewer: AbstractBaseUser | AnonymousUser | None,
+    reviewer: User | None,
     note: str = "",
     canonical_id: int | None = None,
 ) -> DecisionOutcome:

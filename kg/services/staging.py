@@ -77,8 +77,36 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
     blocked_edges = _blocked(
         Blocklist.Kind.EDGE, {edge_key(e.source, e.target, e.rel_type) for e in edges}
     )
+    known_entities = _known_entities(entities)
+    known_edges = _known_edges(edges)
+    common = {
+        "origin": origin[:32],
+        "staged_by_thought_id": thought_id,
+        "provider": extraction.provider[:32],
+        "model": extraction.model[:128],
+        "prompt_hash": extraction.prompt_hash,
+    }
+    new_entities = _entity_candidates(
+        entities, blocked_names=blocked_names, known=known_entities, common=common
+    )
+    new_edges = _edge_candidates(
+        edges,
+        blocked_names=blocked_names,
+        blocked_edges=blocked_edges,
+        known=known_edges,
+        common=common,
+    )
+    with transaction.atomic():
+        EntityCandidate.objects.bulk_create(new_entities)
+        EdgeCandidate.objects.bulk_create(new_edges)
+    return StageCounts(len(new_entities), len(new_edges))
+
+
+def _known_entities(entities: list[ExtractedEntity]) -> set[tuple[str, str]]:
+    """The (name, type) identities, lowercased, of ``entities`` that a live candidate or an
+    entity already holds."""
     lowered = {clean(e.name).lower() for e in entities}
-    known_entities = set(
+    return set(
         EntityCandidate.objects.annotate(n=Lower("name"), t=Lower("entity_type"))
         .filter(n__in=lowered, status__in=LIVE)
         .values_list("n", "t")
@@ -87,8 +115,13 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
         .filter(n__in=lowered)
         .values_list("n", "t")
     )
+
+
+def _known_edges(edges: list[ExtractedEdge]) -> set[tuple[str, str, str]]:
+    """The (source, target, relation) triples, names lowercased, among ``edges``' names that a
+    live candidate or an edge already holds."""
     ends = {clean(x).lower() for e in edges for x in (e.source, e.target)}
-    known_edges = set(
+    return set(
         EdgeCandidate.objects.annotate(s=Lower("source_name"), t=Lower("target_name"))
         .filter(s__in=ends, t__in=ends, status__in=LIVE)
         .values_list("s", "t", "rel_type")
@@ -97,21 +130,24 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
         .filter(s__in=ends, t__in=ends)
         .values_list("s", "t", "rel_type")
     )
-    common = {
-        "origin": origin[:32],
-        "staged_by_thought_id": thought_id,
-        "provider": extraction.provider[:32],
-        "model": extraction.model[:128],
-        "prompt_hash": extraction.prompt_hash,
-    }
-    new_entities: list[EntityCandidate] = []
+
+
+def _entity_candidates(
+    entities: list[ExtractedEntity],
+    *,
+    blocked_names: set[str],
+    known: set[tuple[str, str]],
+    common: dict[str, Any],
+) -> list[EntityCandidate]:
+    """A new candidate for each identity neither known nor blocklisted (once per identity)."""
+    new: list[EntityCandidate] = []
     for ent in entities:
         name, etype = _entity_identity(ent)
         key = (name.lower(), etype)
-        if norm(name) in blocked_names or key in known_entities:
+        if norm(name) in blocked_names or key in known:
             continue
-        known_entities.add(key)
-        new_entities.append(
+        known.add(key)
+        new.append(
             EntityCandidate(
                 name=name,
                 entity_type=etype,
@@ -120,19 +156,32 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
                 **common,
             )
         )
-    new_edges: list[EdgeCandidate] = []
+    return new
+
+
+def _edge_candidates(
+    edges: list[ExtractedEdge],
+    *,
+    blocked_names: set[str],
+    blocked_edges: set[str],
+    known: set[tuple[str, str, str]],
+    common: dict[str, Any],
+) -> list[EdgeCandidate]:
+    """A new candidate for each relation neither known nor blocklisted, nor naming a
+    blocklisted entity (once per relation)."""
+    new: list[EdgeCandidate] = []
     for edge in edges:
         src, dst, rel = _edge_identity(edge)
         triple = (src.lower(), dst.lower(), rel)
         if (
-            triple in known_edges
+            triple in known
             or edge_key(src, dst, rel) in blocked_edges
             or norm(src) in blocked_names
             or norm(dst) in blocked_names
         ):
             continue
-        known_edges.add(triple)
-        new_edges.append(
+        known.add(triple)
+        new.append(
             EdgeCandidate(
                 source_name=src,
                 target_name=dst,
@@ -141,10 +190,7 @@ def stage_extraction(*, extraction: Extraction, origin: str, thought_id: Any = N
                 **common,
             )
         )
-    with transaction.atomic():
-        EntityCandidate.objects.bulk_create(new_entities)
-        EdgeCandidate.objects.bulk_create(new_edges)
-    return StageCounts(len(new_entities), len(new_edges))
+    return new
 
 
 def extraction_record(*, thought_id: Any, provider: str) -> None:

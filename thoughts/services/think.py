@@ -9,6 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
 
@@ -49,18 +50,92 @@ class _Timer:
         self._last = now
 
 
+@dataclass(frozen=True)
+class _Mode:
+    """The selected mode, the scale and significance it implies, and the thought's id."""
+
+    choice: ModeChoice
+    scale: int
+    significance: float
+    thought_id: uuid.UUID
+
+
+@dataclass(frozen=True)
+class _Embedded:
+    provider: EmbeddingProvider
+    vectors: np.ndarray  # the thought's vector, then the hypothesis' when there is one
+    hypothesis: str | None
+
+
 def thought_think(*, owner: User, params: ThinkParams) -> ThinkResult:
     """Select the mode, embed, resolve links, inject memories, verify, analyse, and store the
     thought in one transaction. An embedding failure raises (503) before anything is written."""
     timer = _Timer()
+    mode = _mode_select(params)
+    continuity = _links_resolve(owner=owner, params=params, thought_id=mode.thought_id)
+    timer.mark("links")
+    embedded = _embed(params)
+    timer.mark("embed")
+    injection = _inject(owner=owner, params=params, mode=mode, embedded=embedded)
+    timer.mark("inject")
+    verification = None
+    if embedded.hypothesis is not None:
+        verification = _verify(
+            owner=owner, params=params, embedded=embedded, hypothesis=embedded.hypothesis
+        )
+        timer.mark("verify")
+    analysis = None
+    if settings.SURR_THINK_ENHANCE and mode.choice.conversational:
+        analysis = framework_analyze(text=params.content, submode=params.submode)
+        timer.mark("frameworks")
+    thought = _store(
+        owner=owner,
+        params=params,
+        mode=mode,
+        continuity=continuity,
+        embedded=embedded,
+        injection=injection,
+        verification=verification,
+        analysis=analysis,
+    )
+    timer.mark("store")
+    _log(
+        thought,
+        mode=mode,
+        injection=injection,
+        verified=embedded.hypothesis is not None,
+        timer=timer,
+    )
+    return ThinkResult(
+        thought=thought,
+        choice=mode.choice,
+        continuity=continuity,
+        injection=injection,
+        provider=embedded.provider,
+        params=params,
+        verification=verification,
+        timings_ms=timer.marks,
+    )
+
+
+def _mode_select(params: ThinkParams) -> _Mode:
+    """The mode, with the injection scale and significance the request leaves to it, and the
+    thought's id (the caller's, else a new one)."""
     choice = mode_select(content=params.content, hint=params.hint)
     default_scale, default_significance = MODE_DEFAULTS[choice.mode]
-    scale = default_scale if params.injection_scale is None else params.injection_scale
-    significance = default_significance if params.significance is None else params.significance
-    thought_id = params.thought_id or uuid.uuid4()
+    return _Mode(
+        choice=choice,
+        scale=default_scale if params.injection_scale is None else params.injection_scale,
+        significance=(default_significance if params.significance is None else params.significance),
+        thought_id=params.thought_id or uuid.uuid4(),
+    )
+
+
+def _links_resolve(*, owner: User, params: ThinkParams, thought_id: uuid.UUID) -> Continuity:
+    """Claim a caller-chosen id, then resolve the session, chain and links."""
     if params.thought_id:
         thought_id_claim(thought_id=thought_id, owner=owner)
-    continuity = continuity_resolve(
+    return continuity_resolve(
         owner=owner,
         thought_id=thought_id,
         links=params.links,
@@ -68,54 +143,66 @@ def thought_think(*, owner: User, params: ThinkParams) -> ThinkResult:
         chain_id=params.chain_id,
         confidence=params.confidence,
     )
-    timer.mark("links")
 
+
+def _embed(params: ThinkParams) -> _Embedded:
     hypothesis = params.hypothesis if params.needs_verification else None
     provider = get_provider()
     texts = [params.content] if hypothesis is None else [params.content, hypothesis]
     # One call for the thought and its hypothesis: both succeed or nothing is stored.
-    vectors = provider.embed(texts)
-    timer.mark("embed")
+    return _Embedded(provider, provider.embed(texts), hypothesis)
 
-    injection = memories_inject(
-        provider=provider,
-        vector=vectors[0],
-        scale=scale,
-        mode=choice.mode,
+
+def _inject(*, owner: User, params: ThinkParams, mode: _Mode, embedded: _Embedded) -> Injection:
+    return memories_inject(
+        provider=embedded.provider,
+        vector=embedded.vectors[0],
+        scale=mode.scale,
+        mode=mode.choice.mode,
         submode=params.submode,
         viewer=owner,
     )
-    timer.mark("inject")
-    verification = None
-    if hypothesis is not None:
-        verification = hypothesis_verify(
-            provider=provider,
-            vector=vectors[1],
-            request=VerifyRequest(
-                hypothesis=hypothesis,
-                top_k=params.verify_top_k,
-                min_similarity=params.min_similarity,
-                evidence_limit=params.evidence_limit,
-                patterns=params.contradiction_patterns,
-            ),
-            viewer=owner,
-        )
-        timer.mark("verify")
-    analysis = None
-    if settings.SURR_THINK_ENHANCE and choice.conversational:
-        analysis = framework_analyze(text=params.content, submode=params.submode)
-        timer.mark("frameworks")
 
-    thought = thought_create(
+
+def _verify(
+    *, owner: User, params: ThinkParams, embedded: _Embedded, hypothesis: str
+) -> dict[str, Any]:
+    return hypothesis_verify(
+        provider=embedded.provider,
+        vector=embedded.vectors[1],
+        request=VerifyRequest(
+            hypothesis=hypothesis,
+            top_k=params.verify_top_k,
+            min_similarity=params.min_similarity,
+            evidence_limit=params.evidence_limit,
+            patterns=params.contradiction_patterns,
+        ),
+        viewer=owner,
+    )
+
+
+def _store(
+    *,
+    owner: User,
+    params: ThinkParams,
+    mode: _Mode,
+    continuity: Continuity,
+    embedded: _Embedded,
+    injection: Injection,
+    verification: dict[str, Any] | None,
+    analysis: dict[str, Any] | None,
+) -> Thought:
+    """The one write: the thought, its links, injected memories and analysis."""
+    return thought_create(
         owner=owner,
         content=params.content,
-        origin=choice.origin,
-        embedding=(provider, vectors[0]),
+        origin=mode.choice.origin,
+        embedding=(embedded.provider, embedded.vectors[0]),
         injected=injection.memories,
-        id=thought_id,
-        mode=choice.mode,
+        id=mode.thought_id,
+        mode=mode.choice.mode,
         injection_scale=injection.scale,
-        significance=significance,
+        significance=mode.significance,
         tags=params.tags,
         is_private=params.is_private,
         submode=params.submode,
@@ -131,23 +218,17 @@ def thought_think(*, owner: User, params: ThinkParams) -> ThinkResult:
         framework_analysis=analysis,
         verification=verification if settings.SURR_PERSIST_VERIFICATION else None,
     )
-    timer.mark("store")
+
+
+def _log(
+    thought: Thought, *, mode: _Mode, injection: Injection, verified: bool, timer: _Timer
+) -> None:
     logger.info(
         "think thought=%s mode=%s scale=%d injected=%d verified=%s ms=%s",
         thought.id,
-        choice.mode,
+        mode.choice.mode,
         injection.scale,
         len(injection.memories),
-        hypothesis is not None,
+        verified,
         timer.marks,
-    )
-    return ThinkResult(
-        thought=thought,
-        choice=choice,
-        continuity=continuity,
-        injection=injection,
-        provider=provider,
-        params=params,
-        verification=verification,
-        timings_ms=timer.marks,
     )

@@ -18,6 +18,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.auth.models import User
+
 from thoughts.models import Thought
 from thoughts.think.params import LINK_FIELDS
 
@@ -45,7 +47,7 @@ class Continuity:
 
 def continuity_resolve(
     *,
-    owner: Any,
+    owner: User,
     thought_id: uuid.UUID,
     links: dict[str, uuid.UUID | None],
     session_id: str | None,

@@ -21,6 +21,14 @@ MAX_CONTENT_BYTES = 100 * 1024
 HINTS = ("debug", "build", "plan", "stuck", "question", "conclude")
 SUBMODES = ("sarcastic", "philosophical", "empathetic", "problem_solving")
 LINK_FIELDS = ("previous_thought_id", "revises_thought", "branch_from")
+NUMBER_FIELDS = (
+    "injection_scale",
+    "significance",
+    "confidence",
+    "verify_top_k",
+    "min_similarity",
+    "evidence_limit",
+)
 MAX_ID_LENGTH = 128  # session_id / chain_id columns
 MAX_HYPOTHESIS_CHARS = 10_000
 MAX_PATTERNS = 50
@@ -149,6 +157,43 @@ def think_params(
 ) -> ThinkParams:
     """Validate and clamp; raise one ServiceError naming every bad field."""
     errors: dict[str, list[str]] = {}
+    _content_check(content, errors)
+    numbers = _numbers(
+        (injection_scale, significance, confidence, verify_top_k, min_similarity, evidence_limit),
+        errors,
+    )
+    links = _links((previous_thought_id, revises_thought, branch_from), errors)
+    own_id = _own_id(thought_id, errors)
+    norm_submode = _submode(submode, errors)
+    _hypothesis_check(hypothesis, errors)
+    session = _short_text("session_id", session_id, errors)
+    chain = _short_text("chain_id", chain_id, errors)
+    _raise_errors(errors)
+
+    kept, dropped = _tags(tags)
+    ranged, clamped = _ranged(numbers)
+    return ThinkParams(
+        content=content,
+        hint=hint.strip().lower() if hint and hint.strip() else None,
+        tags=kept,
+        tags_dropped=dropped,
+        verbose_analysis=verbose_analysis,
+        session_id=session,
+        chain_id=chain,
+        links=links,
+        hypothesis=hypothesis.strip() if hypothesis and hypothesis.strip() else None,
+        needs_verification=needs_verification,
+        contradiction_patterns=_patterns(contradiction_patterns),
+        submode=norm_submode,
+        is_private=is_private,
+        thought_id=own_id,
+        clamped=clamped,
+        **ranged,
+    )
+
+
+def _content_check(content: str, errors: dict[str, list[str]]) -> None:
+    """Empty content is a field error; content over the size limit raises at once (413)."""
     if not content or not content.strip():
         errors["content"] = ["must not be empty"]
     elif len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
@@ -157,74 +202,80 @@ def think_params(
             f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} (100 KB)",
             fields={"content": [f"at most {MAX_CONTENT_BYTES} bytes"]},
         )
-    clamped: dict[str, dict[str, Any]] = {}
-    numbers = {
-        name: _number(name, value, errors)
-        for name, value in (
-            ("injection_scale", injection_scale),
-            ("significance", significance),
-            ("confidence", confidence),
-            ("verify_top_k", verify_top_k),
-            ("min_similarity", min_similarity),
-            ("evidence_limit", evidence_limit),
-        )
+
+
+def _numbers(raw: tuple[Any, ...], errors: dict[str, list[str]]) -> dict[str, float | None]:
+    """The values of ``NUMBER_FIELDS`` (in that order) read as numbers."""
+    return {
+        name: _number(name, value, errors) for name, value in zip(NUMBER_FIELDS, raw, strict=True)
     }
+
+
+def _links(
+    raw: tuple[str | None, str | None, str | None], errors: dict[str, list[str]]
+) -> dict[str, uuid.UUID | None]:
+    """Each of ``LINK_FIELDS`` parsed (None when left out or blank)."""
     links: dict[str, uuid.UUID | None] = {}
-    for name, raw in zip(
-        LINK_FIELDS, (previous_thought_id, revises_thought, branch_from), strict=True
-    ):
+    for name, value in zip(LINK_FIELDS, raw, strict=True):
         links[name] = None
-        if raw is not None and raw.strip():
+        if value is not None and value.strip():
             try:
-                links[name] = parse_thought_ref(raw)
+                links[name] = parse_thought_ref(value)
             except ValueError as exc:
                 errors[name] = [str(exc)]
-    own_id = None
-    if thought_id:
-        try:
-            own_id = parse_thought_ref(thought_id)
-        except ValueError as exc:
-            errors["thought_id"] = [str(exc)]
+    return links
+
+
+def _own_id(thought_id: str | None, errors: dict[str, list[str]]) -> uuid.UUID | None:
+    if not thought_id:
+        return None
+    try:
+        return parse_thought_ref(thought_id)
+    except ValueError as exc:
+        errors["thought_id"] = [str(exc)]
+        return None
+
+
+def _submode(submode: str | None, errors: dict[str, list[str]]) -> str | None:
     norm_submode = submode.strip().lower().replace("-", "_") if submode else None
     if norm_submode == "problemsolving":
         norm_submode = "problem_solving"
     if norm_submode is not None and norm_submode not in SUBMODES:
         errors["submode"] = [f"must be one of {', '.join(SUBMODES)}"]
+    return norm_submode
+
+
+def _hypothesis_check(hypothesis: str | None, errors: dict[str, list[str]]) -> None:
     if hypothesis is not None and len(hypothesis) > MAX_HYPOTHESIS_CHARS:
         errors["hypothesis"] = [f"at most {MAX_HYPOTHESIS_CHARS} characters"]
-    patterns = None
-    if contradiction_patterns:
-        patterns = [p.strip().lower() for p in contradiction_patterns if p.strip()][:MAX_PATTERNS]
-    session = _short_text("session_id", session_id, errors)
-    chain = _short_text("chain_id", chain_id, errors)
+
+
+def _patterns(contradiction_patterns: list[str] | None) -> list[str] | None:
+    if not contradiction_patterns:
+        return None
+    patterns = [p.strip().lower() for p in contradiction_patterns if p.strip()][:MAX_PATTERNS]
+    return patterns or None
+
+
+def _raise_errors(errors: dict[str, list[str]]) -> None:
     if errors:
         first = next(iter(errors))
         raise ServiceError(f"Invalid input. {first}: {errors[first][0]}", fields=errors)
 
-    kept, dropped = _tags(tags)
+
+def _ranged(numbers: dict[str, float | None]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Each number clamped into its range, as ``ThinkParams`` fields, and what was clamped; the
+    verification's numbers default to the settings."""
+    clamped: dict[str, dict[str, Any]] = {}
     top_k = _int_clamp("verify_top_k", numbers["verify_top_k"], 1, 500, clamped)
     limit = _int_clamp("evidence_limit", numbers["evidence_limit"], 1, 25, clamped)
     min_sim = _clamp("min_similarity", numbers["min_similarity"], 0.0, 1.0, clamped)
-    return ThinkParams(
-        content=content,
-        hint=hint.strip().lower() if hint and hint.strip() else None,
-        injection_scale=_int_clamp("injection_scale", numbers["injection_scale"], 0, 3, clamped),
-        significance=_clamp("significance", numbers["significance"], 0.0, 1.0, clamped),
-        tags=kept,
-        tags_dropped=dropped,
-        verbose_analysis=verbose_analysis,
-        session_id=session,
-        chain_id=chain,
-        links=links,
-        confidence=_clamp("confidence", numbers["confidence"], 0.0, 1.0, clamped),
-        hypothesis=hypothesis.strip() if hypothesis and hypothesis.strip() else None,
-        needs_verification=needs_verification,
-        verify_top_k=settings.SURR_VERIFY_TOPK if top_k is None else top_k,
-        min_similarity=settings.SURR_VERIFY_MIN_SIM if min_sim is None else min_sim,
-        evidence_limit=settings.SURR_VERIFY_EVIDENCE_LIMIT if limit is None else limit,
-        contradiction_patterns=patterns or None,
-        submode=norm_submode,
-        is_private=is_private,
-        thought_id=own_id,
-        clamped=clamped,
-    )
+    ranged = {
+        "verify_top_k": settings.SURR_VERIFY_TOPK if top_k is None else top_k,
+        "min_similarity": settings.SURR_VERIFY_MIN_SIM if min_sim is None else min_sim,
+        "evidence_limit": settings.SURR_VERIFY_EVIDENCE_LIMIT if limit is None else limit,
+        "injection_scale": _int_clamp("injection_scale", numbers["injection_scale"], 0, 3, clamped),
+        "significance": _clamp("significance", numbers["significance"], 0.0, 1.0, clamped),
+        "confidence": _clamp("confidence", numbers["confidence"], 0.0, 1.0, clamped),
+    }
+    return ranged, clamped

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from django.contrib.auth.models import User
 from django.db.models import Q
 
 from legacymind.errors import Conflict
@@ -19,7 +18,7 @@ def thought_id_taken(thought_id: object) -> Conflict:
     )
 
 
-def thought_id_claim(*, thought_id: object, owner: Any) -> None:
+def thought_id_claim(*, thought_id: object, owner: User) -> None:
     """A caller-chosen id must be new, and not the target of another user's forward link:
     claiming that would leave their link unable to resolve to the thought they meant. Another
     user's thought or link reads as "not available", naming nothing of theirs."""

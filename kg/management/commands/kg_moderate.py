@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kg import selectors, services
@@ -91,30 +91,42 @@ class Command(BaseCommand):
         self._check(opts, action=action, target=target, status=status)
         deciding = action != "list"
         reviewer = self._reviewer(opts["user"], required=deciding and not opts["dry_run"])
+        rows, count = self._rows(opts, action=action, target=target, status=status)
+        if deciding:
+            self._decide(action, rows, count, reviewer, opts)
+            return
+        self.stdout.write(f"{count} candidate(s); showing {len(rows)}")
+        for row in rows:
+            self.stdout.write(candidate_line(row))
+
+    def _rows(
+        self, opts: dict[str, Any], *, action: str, target: str, status: str | None
+    ) -> tuple[list[Any], int]:
+        """The candidates named by --ids, else the page the filters select; and how many match."""
         if opts["ids"]:
             rows = candidates_by_ids(opts["ids"], target=target, status=status, action=action)
-            count = len(rows)
-        else:
-            page = selectors.candidates_list(
-                target=target,
-                status=status,
-                min_conf=opts["min_conf"],
-                limit=opts["limit"],
-                offset=opts["offset"],
-            )
-            rows, count = page.rows, page.count
-        if not deciding:
-            self.stdout.write(f"{count} candidate(s); showing {len(rows)}")
-            for row in rows:
-                self.stdout.write(candidate_line(row))
-            return
+            return rows, len(rows)
+        page = selectors.candidates_list(
+            target=target,
+            status=status,
+            min_conf=opts["min_conf"],
+            limit=opts["limit"],
+            offset=opts["offset"],
+        )
+        return page.rows, page.count
+
+    def _decide(
+        self, action: str, rows: list[Any], count: int, reviewer: User | None, opts: dict[str, Any]
+    ) -> None:
         if action == "alias":
             self._check_canonical(opts["canonical"], reviewer)
         # A page picked by filters is easy to get wrong (and reject blocklists): ask first.
         ask = rows and not opts["ids"] and not opts["dry_run"] and opts["interactive"]
-        if ask and not self._confirm(action, rows, count, reviewer, opts):
-            self.stdout.write("Cancelled; nothing was decided.")
-            return
+        if ask:
+            assert reviewer is not None  # required for a decision that is not a dry run
+            if not self._confirm(action, rows, count, reviewer, opts):
+                self.stdout.write("Cancelled; nothing was decided.")
+                return
         items = [
             services.DecisionItem(
                 id=row.pk,
@@ -158,7 +170,7 @@ class Command(BaseCommand):
             raise CommandError("alias needs --canonical: the id of the entity to alias them to")
 
     def _confirm(
-        self, action: str, rows: list[Any], count: int, reviewer: Any, opts: dict[str, Any]
+        self, action: str, rows: list[Any], count: int, reviewer: User, opts: dict[str, Any]
     ) -> bool:
         for row in rows:
             self.stdout.write(candidate_line(row))
@@ -168,7 +180,7 @@ class Command(BaseCommand):
         )
         return confirmed(prompt=prompt, stdin=opts.get("stdin") or sys.stdin, stdout=self.stdout)
 
-    def _check_canonical(self, canonical: int, reviewer: Any) -> None:
+    def _check_canonical(self, canonical: int, reviewer: User | None) -> None:
         # The reviewer's view, as the alias service uses: a hidden entity reads as missing.
         visible = memories_visible_to(reviewer or AnonymousUser(), Entity)
         if not visible.filter(pk=canonical).exists():
@@ -177,7 +189,7 @@ class Command(BaseCommand):
                 "(not of a candidate)"
             )
 
-    def _reviewer(self, username: str | None, *, required: bool) -> Any:
+    def _reviewer(self, username: str | None, *, required: bool) -> User | None:
         if not username:
             if required:
                 raise CommandError(
