@@ -6,8 +6,9 @@ by case-insensitive name, edges by (source, target)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,70 @@ def score(
             {(e["source"].lower(), e["target"].lower()) for e in item["edges"]},
         )
     return entities, edges
+
+
+_VERSION_ONLY = re.compile(r"v?\d+(?:\.(?:\d+|x))*\+?", re.IGNORECASE)
+_TICKET = re.compile(r"(?:#\d+|[A-Z][A-Z0-9]*-\d+|PRs?|issues?)", re.IGNORECASE)
+_ABBREVIATIONS = {"e.g", "e.g.", "i.e", "i.e.", "etc", "etc.", "vs", "vs.", "cf", "todo", "fyi"}
+GENERIC_NOUNS = {
+    "api", "app", "backend", "blog", "bug", "build", "cache", "ci", "cli", "client", "cluster",
+    "code", "config", "data", "database", "db", "deploy", "docs", "frontend", "job", "library",
+    "model", "module", "pipeline", "plugin", "project", "queue", "release", "repo", "scheduler",
+    "script", "server", "service", "site", "team", "test", "tests", "tool", "ui", "worker",
+    "workers", "pr", "fix", "version", "feature", "issue", "changelog", "readme",
+}  # fmt: skip
+
+
+def is_fragment(name: str) -> bool:
+    """A predicted name no moderator would keep: a version alone, a ticket or PR number, an
+    abbreviation such as "e.g", a single letter, or a bare generic noun."""
+    text = name.strip()
+    low = text.lower().removeprefix("the ").strip()
+    return (
+        len(text) <= 1
+        or bool(_VERSION_ONLY.fullmatch(text))
+        or bool(_TICKET.fullmatch(text))
+        or low in _ABBREVIATIONS
+        or low in GENERIC_NOUNS
+    )
+
+
+@dataclass
+class ProseScore:
+    """Entity and edge scores plus the fragment rate and type accuracy on matched entities."""
+
+    entities: Score = field(default_factory=Score)
+    edges: Score = field(default_factory=Score)
+    predicted: int = 0
+    fragments: int = 0
+    matched: int = 0
+    typed_right: int = 0
+
+    @property
+    def fragment_rate(self) -> float:
+        return self.fragments / self.predicted if self.predicted else 0.0
+
+    @property
+    def type_accuracy(self) -> float:
+        return self.typed_right / self.matched if self.matched else 1.0
+
+
+def score_prose(
+    items: Iterable[dict[str, Any]], extractor: Callable[[str], Extraction]
+) -> ProseScore:
+    out = ProseScore()
+    for item in items:
+        result = extractor(item["text"])
+        predicted = {e.name.lower(): e.entity_type for e in result.entities}
+        gold = {e["name"].lower(): e.get("type", "") for e in item["entities"]}
+        out.entities.add(set(predicted), set(gold))
+        out.edges.add(
+            {(e.source.lower(), e.target.lower()) for e in result.edges},
+            {(e["source"].lower(), e["target"].lower()) for e in item["edges"]},
+        )
+        out.predicted += len(predicted)
+        out.fragments += sum(is_fragment(e.name) for e in result.entities)
+        for key in predicted.keys() & gold.keys():
+            out.matched += 1
+            out.typed_right += predicted[key] == gold[key]
+    return out
