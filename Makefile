@@ -84,7 +84,7 @@ bench: install
 	$(TEST_ENV) $(PY) bench/distress.py
 
 db-stop:
-	@if [ -x $(PY) ]; then $(PY) -m legacymind.embedded_db stop var/pgdata; \
+	@if [ -x $(PY) ]; then $(PY) -m legacymind.db.embedded stop var/pgdata; \
 	else echo "No $(VENV) here: no embedded Postgres was started from this checkout."; fi
 
 clean: db-stop

@@ -36,9 +36,9 @@ from agent.schemas import (
     V2ReflectionRequest,
 )
 from agent.services import agent_act, rate_guard
+from legacymind.api.parsers import JSONParser
+from legacymind.api.schema import ErrorOut
 from legacymind.errors import ServiceError, envelope
-from legacymind.parsers import JSONParser
-from legacymind.schema import ErrorOut
 
 M = TypeVar("M")
 

@@ -23,7 +23,7 @@ from agent.integrity import sign
 from agent.schemas import MAX_ENTRY, MAX_REPLY, AgentActResponse
 from agent.services import journal_turn
 from legacymind.errors import ServiceError, outage
-from legacymind.form_tokens import is_token, new_token
+from legacymind.web.form_tokens import is_token, new_token
 
 # The API's own limits: the page refuses nothing the API would take, and its fields say so.
 LIMITS = {"entry_max": MAX_ENTRY, "answer_max": MAX_REPLY}

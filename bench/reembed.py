@@ -33,8 +33,13 @@ from django.utils import timezone
 
 from kg.models import Entity, Observation
 from legacymind.providers import embeddings
-from legacymind.reembed import DEFAULT_BATCH_SIZE, ReembedSummary, embedded_tables, rows_reembed
-from legacymind.vector_writes import vectors_store
+from legacymind.vectors.reembed import (
+    DEFAULT_BATCH_SIZE,
+    ReembedSummary,
+    embedded_tables,
+    rows_reembed,
+)
+from legacymind.vectors.writes import vectors_store
 from thoughts.models import Thought
 
 # fmt: off

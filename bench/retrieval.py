@@ -36,7 +36,7 @@ from django.conf import settings
 from django.db import connection
 
 from kg.models import Entity
-from legacymind.vectors import nearest
+from legacymind.vectors.search import nearest
 
 DIM = 384
 K = 10

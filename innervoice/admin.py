@@ -18,8 +18,8 @@ from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 
 from innervoice.models import DialogueExchange, DialogueThread
-from legacymind.admin_lookups import LimitedLookupsAdmin
-from legacymind.admin_search import without_private_words
+from legacymind.admin.lookups import LimitedLookupsAdmin
+from legacymind.admin.search import without_private_words
 
 PRIVATE_SUMMARY = "(folded from a private thought: visible only to its owner)"
 # A thread none of whose syntheses is private: only then may its summary's words be searched.

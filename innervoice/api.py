@@ -17,10 +17,10 @@ from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, AskResult, inner_voice_ask
 from innervoice.threads import thread_close, thread_delete
-from legacymind.fields import StringField, UUIDStringField
-from legacymind.inputs import Input, query_input
-from legacymind.pagination import Pagination
-from legacymind.schema import error
+from legacymind.api.fields import StringField, UUIDStringField
+from legacymind.api.inputs import Input, query_input
+from legacymind.api.pagination import Pagination
+from legacymind.api.schema import error
 from legacymind.users import signed_in
 from thoughts.api.read_inputs import TagsField, ThoughtRefField
 

@@ -26,10 +26,10 @@ from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask
 from innervoice.threads import thread_close
+from legacymind.api.throttles import UserThrottle
 from legacymind.errors import Conflict, NotFound, ServiceError, outage, redis_down
-from legacymind.form_tokens import new_token
-from legacymind.throttles import UserThrottle
 from legacymind.users import signed_in
+from legacymind.web.form_tokens import new_token
 
 logger = logging.getLogger("innervoice")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from kg.selectors import MemoryHit, memories_nearest
 from legacymind.users import Viewer
-from legacymind.vectors import nearest_or_exact
+from legacymind.vectors.search import nearest_or_exact
 from thoughts.models import Thought
 from thoughts.selectors import thoughts_visible_to
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 
-from legacymind.form_tokens import is_token
+from legacymind.web.form_tokens import is_token
 
 FIELD = "ask_token"
 CLAIM_TTL = 15 * 60  # seconds a token is remembered: longer than any ask takes

@@ -38,8 +38,8 @@ from kg.models import (
     Observation,
 )
 from kg.selectors.visibility import memories_visible_to
-from legacymind.admin_lookups import LimitedLookupsAdmin
-from legacymind.admin_search import PRIVATE, without_private_words
+from legacymind.admin.lookups import LimitedLookupsAdmin
+from legacymind.admin.search import PRIVATE, without_private_words
 from legacymind.users import signed_in
 
 MODERATE = "kg.moderate"

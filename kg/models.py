@@ -11,7 +11,7 @@ from django.db.models.deletion import Collector
 from django.db.models.functions import Lower
 
 from legacymind.validators import no_nul
-from legacymind.vectors import EmbeddedModel, embedding_indexes
+from legacymind.vectors.search import EmbeddedModel, embedding_indexes
 
 
 def private_source_deleted(

@@ -48,7 +48,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Serves collected static files (admin, Swagger UI) under gunicorn, where Django does not.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "legacymind.middleware.RefuseNulInQuery",
+    "legacymind.web.middleware.RefuseNulInQuery",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -56,7 +56,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so that it sees a view's exception first (DRF views answer their own).
-    "legacymind.middleware.OutageUnavailable",
+    "legacymind.web.middleware.OutageUnavailable",
 ]
 
 ROOT_URLCONF = "legacymind.urls"
@@ -111,7 +111,7 @@ if _database_url := env.str("DATABASE_URL", default=""):
         raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from exc
     EMBEDDED_DB = False
 else:
-    from legacymind import embedded_db
+    from legacymind.db import embedded as embedded_db
 
     _db = {**embedded_db.start(PGDATA_DIR, server_settings={"shared_buffers": PG_SHARED_BUFFERS})}
     EMBEDDED_DB = True
@@ -131,7 +131,7 @@ _db["CONN_MAX_AGE"] = _integer("DB_CONN_MAX_AGE", 60, low=0, high=86400)
 _db["CONN_HEALTH_CHECKS"] = True
 # Django's PostgreSQL backend whose health check polls the socket instead of sending SELECT 1
 # on every request (legacymind/postgres/base.py).
-_db["ENGINE"] = "legacymind.postgres"
+_db["ENGINE"] = "legacymind.db.postgres"
 _db["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="test_legacymind")}
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -270,20 +270,20 @@ REST_FRAMEWORK = {
     # parsers.py) for the browsable API's list pages and for bodies nested too deeply.
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
-        "legacymind.renderers.BrowsableAPIRenderer",
+        "legacymind.api.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_PARSER_CLASSES": [
-        "legacymind.parsers.JSONParser",
+        "legacymind.api.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "legacymind.pagination.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "legacymind.api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "legacymind.schema.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "legacymind.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "legacymind.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "legacymind.throttles.UserThrottle",
-        "legacymind.throttles.AnonThrottle",
+        "legacymind.api.throttles.UserThrottle",
+        "legacymind.api.throttles.AnonThrottle",
     ],
 }
 # Request rates (N/second|minute|hour|day) per user and per anonymous address; unset: no limit.
@@ -327,7 +327,7 @@ LOGIN_URL = "/accounts/login/"
 # rest of the window (legacymind/login_guard.py). 0 turns the guard off.
 LOGIN_FAILURE_LIMIT = _integer("LOGIN_FAILURE_LIMIT", 10, low=0, high=1_000_000)
 LOGIN_FAILURE_WINDOW = _integer("LOGIN_FAILURE_WINDOW", 900, low=1, high=86_400 * 30)
-AUTHENTICATION_BACKENDS = ["legacymind.login_guard.GuardedModelBackend"]
+AUTHENTICATION_BACKENDS = ["legacymind.web.login_guard.GuardedModelBackend"]
 LOGIN_REDIRECT_URL = "/journal/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 

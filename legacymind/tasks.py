@@ -6,7 +6,7 @@ from typing import Any
 
 from celery import shared_task
 
-from legacymind import reembed
+from legacymind.vectors import reembed
 
 
 @shared_task(name="legacymind.rows_reembed")

@@ -4,8 +4,9 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from legacymind import errors, health
-from legacymind.api import ApiRootView
+from legacymind import errors
+from legacymind.api.root import ApiRootView
+from legacymind.web import health
 
 handler400 = "legacymind.errors.handler400"
 handler404 = "legacymind.errors.handler404"
@@ -27,7 +28,7 @@ urlpatterns = [
     # The journaling agent keeps the original service's paths (specs/README.md).
     path("", include("agent.urls")),
     path("", include("innervoice.pages")),
-    path("", include("legacymind.pages")),
+    path("", include("legacymind.web.pages")),
     # Last: any other path under the API's prefixes (/api/, the agent's /v2/ and /v3/) is the
     # 404 envelope, in DEBUG too.
     re_path(r"^(?:api|v2|v3)(?:/.*)?$", errors.not_found),

@@ -20,9 +20,9 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from legacymind.admin_delete import deleted_without_names
-from legacymind.admin_lookups import LimitedLookupsAdmin
-from legacymind.admin_search import PRIVATE, without_private_words
+from legacymind.admin.delete import deleted_without_names
+from legacymind.admin.lookups import LimitedLookupsAdmin
+from legacymind.admin.search import PRIVATE, without_private_words
 from thoughts.models import Thought
 
 NEIGHBOURS_SHOWN = 20
@@ -78,7 +78,7 @@ class ThoughtAdmin(LimitedLookupsAdmin):
         return False
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, Any]:
-        # Under a private thought, counts only (legacymind.admin_delete).
+        # Under a private thought, counts only (legacymind.admin.delete).
         deleted, counts, perms, protected = super().get_deleted_objects(objs, request)
         if any(thought.is_private for thought in objs):
             deleted = deleted_without_names(

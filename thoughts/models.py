@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
-from legacymind.vectors import EmbeddedModel, embedding_indexes
+from legacymind.vectors.search import EmbeddedModel, embedding_indexes
 
 
 class Thought(EmbeddedModel):

@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from kg.models import Entity
 from kg.selectors.visibility import memories_visible_to
-from legacymind.fields import UUIDStringField
+from legacymind.api.fields import UUIDStringField
 from legacymind.users import Viewer
 from thoughts.selectors.visibility import own_thought_ids, thoughts_visible_to
 

@@ -17,9 +17,9 @@ from kg.api.permissions import ReadOrModerate
 from kg.models import Edge, Entity, Observation
 from kg.selectors import visible_edges
 from kg.selectors.visibility import memories_visible_to
-from legacymind.fields import JSONObjectField
-from legacymind.inputs import Input, query_input, replacing
-from legacymind.schema import error
+from legacymind.api.fields import JSONObjectField
+from legacymind.api.inputs import Input, query_input, replacing
+from legacymind.api.schema import error
 
 
 class KgEntity(serializers.ModelSerializer[Entity]):

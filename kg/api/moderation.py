@@ -14,10 +14,10 @@ from rest_framework.views import APIView
 from kg import selectors, services
 from kg.api.permissions import IsModerator
 from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
+from legacymind.api.fields import StringField, UUIDStringField
+from legacymind.api.inputs import Input, query_input
+from legacymind.api.schema import error
 from legacymind.errors import NotFound
-from legacymind.fields import StringField, UUIDStringField
-from legacymind.inputs import Input, query_input
-from legacymind.schema import error
 from legacymind.users import signed_in
 from thoughts.selectors.visibility import thoughts_visible_to
 

@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kg import selectors
-from legacymind.inputs import Input, query_input
-from legacymind.schema import error
+from legacymind.api.inputs import Input, query_input
+from legacymind.api.schema import error
 
 
 class Rounded(serializers.FloatField):

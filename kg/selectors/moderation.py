@@ -16,7 +16,7 @@ from kg.selectors.visibility import memories_visible_to
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, get_provider
 from legacymind.users import Viewer
-from legacymind.vectors import nearest
+from legacymind.vectors.search import nearest
 
 TARGETS = ("entity", "relationship", "mixed")
 

@@ -27,7 +27,7 @@ from kg.models import Entity, Observation
 from kg.selectors.visibility import visible_q
 from legacymind.providers.embeddings import get_provider
 from legacymind.users import Viewer, viewer_id
-from legacymind.vectors import (
+from legacymind.vectors.search import (
     VectorQuery,
     binding_cursor,
     nearest_or_exact,

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from kg.models import Edge, Observation
-from legacymind.admin_search import PRIVATE
+from legacymind.admin.search import PRIVATE
 from tests.kg.factories import (
     EdgeCandidateFactory,
     EdgeFactory,

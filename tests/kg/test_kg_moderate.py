@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from kg.management.commands.kg_moderate import Command
 from kg.models import Blocklist, EdgeCandidate, Entity, EntityCandidate
-from legacymind.pagination import MAX_OFFSET
+from legacymind.api.pagination import MAX_OFFSET
 from tests.kg.factories import (
     EdgeCandidateFactory,
     EntityCandidateFactory,

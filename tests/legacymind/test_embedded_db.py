@@ -1,7 +1,7 @@
 """The embedded Postgres (pgserver) shared by several processes on one data directory.
 
 Every test works on a fresh directory of its own under /tmp (never var/pgdata) and runs real
-holder processes: each starts or joins the server through ``legacymind.embedded_db.start``,
+holder processes: each starts or joins the server through ``legacymind.db.embedded.start``,
 connects, reports the postmaster's pid, and holds its handle until told to exit.
 """
 
@@ -28,7 +28,7 @@ HOLDER = """
 import json, sys
 from pathlib import Path
 import psycopg
-from legacymind import embedded_db
+from legacymind.db import embedded as embedded_db
 
 pgdata = Path(sys.argv[1])
 server_settings = json.loads(sys.argv[2]) if len(sys.argv) > 2 else None
@@ -55,7 +55,7 @@ def pgdata() -> Iterator[Path]:
     finally:
         if (data / "postmaster.pid").exists():
             subprocess.run(
-                [sys.executable, "-m", "legacymind.embedded_db", "stop", str(data)],
+                [sys.executable, "-m", "legacymind.db.embedded", "stop", str(data)],
                 cwd=ROOT,
                 env=_env(),
                 capture_output=True,
@@ -182,7 +182,7 @@ def test_a_killed_holder_is_pruned_and_db_stop_stops_the_stale_server(pgdata):
     joiner.wait(30)
 
     stop = subprocess.run(
-        [sys.executable, "-m", "legacymind.embedded_db", "stop", str(pgdata)],
+        [sys.executable, "-m", "legacymind.db.embedded", "stop", str(pgdata)],
         cwd=ROOT,
         env=_env(),
         capture_output=True,
@@ -195,7 +195,7 @@ def test_a_killed_holder_is_pruned_and_db_stop_stops_the_stale_server(pgdata):
     assert handles(pgdata) == []
 
     again = subprocess.run(
-        [sys.executable, "-m", "legacymind.embedded_db", "stop", str(pgdata)],
+        [sys.executable, "-m", "legacymind.db.embedded", "stop", str(pgdata)],
         cwd=ROOT,
         env=_env(),
         capture_output=True,

@@ -10,7 +10,7 @@ import pytest
 
 from legacymind.providers import embeddings
 from legacymind.providers.embeddings import EmbeddingError, HashEmbedder, get_provider
-from legacymind.reembed import rows_reembed
+from legacymind.vectors.reembed import rows_reembed
 from tests.support.openai_server import use_openai_embeddings
 from thoughts.models import Thought
 

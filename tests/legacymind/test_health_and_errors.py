@@ -57,7 +57,7 @@ def test_healthz_checks_the_database_cache_and_says_when_its_table_is_missing(an
     assert response.json()["checks"]["cache"].startswith("error: ")
     lines = [(r.levelname, r.name, r.getMessage()) for r in caplog.records]
     assert lines == [
-        ("WARNING", "legacymind.health", "healthz unavailable: cache error: ProgrammingError")
+        ("WARNING", "legacymind.web.health", "healthz unavailable: cache error: ProgrammingError")
     ], lines  # one line with the reason, not Django's ERROR "Service Unavailable"
 
 
@@ -85,7 +85,7 @@ def test_healthz_names_a_vector_index_that_is_out_without_failing(anon_api):
     from django.db import connection
 
     from kg.models import Entity
-    from legacymind.vector_indexes import vector_index
+    from legacymind.vectors.indexes import vector_index
 
     assert anon_api.get("/healthz").json()["checks"]["vector_indexes"] == "ok"
     with connection.schema_editor() as editor:  # rolled back with the test's transaction

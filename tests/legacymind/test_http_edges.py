@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from kg.models import Entity
-from legacymind.parsers import MAX_JSON_DEPTH
+from legacymind.api.parsers import MAX_JSON_DEPTH
 from tests.thoughts.factories_read import ThoughtFactory
 from thoughts.models import Thought
 

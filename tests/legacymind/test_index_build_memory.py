@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from legacymind.reembed import rows_reembed
-from legacymind.vector_indexes import MIN_BUILD_KB, build_memory_kb, graph_row_bytes
+from legacymind.vectors.indexes import MIN_BUILD_KB, build_memory_kb, graph_row_bytes
+from legacymind.vectors.reembed import rows_reembed
 from tests.kg.factories import EntityFactory
 
 ROWS = 3_000
@@ -101,7 +101,7 @@ def test_a_reembed_builds_with_the_sized_memory_and_puts_the_setting_back(settin
     before = _setting_kb()
     assert before > MIN_BUILD_KB  # the configured 1GB: otherwise this proves nothing
 
-    with caplog.at_level(logging.INFO, logger="legacymind.reembed"):
+    with caplog.at_level(logging.INFO, logger="legacymind.vectors.reembed"):
         summary = rows_reembed(target="kg", batch_size=2, all_rows=True)
 
     assert summary.tables["kg_entities"].index_rebuilt == "kg_entity_emb_384"

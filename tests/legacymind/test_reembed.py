@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from kg.models import Entity, Observation
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, HashEmbedder
-from legacymind.reembed import rows_reembed
 from legacymind.tasks import rows_reembed_task
+from legacymind.vectors.reembed import rows_reembed
 from tests.kg.factories import EntityFactory, ThoughtFactory
 from tests.support.openai_server import use_openai_embeddings
 from thoughts.models import Thought

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from legacymind.reembed import rows_reembed
+from legacymind.vectors.reembed import rows_reembed
 from thoughts.models import Thought
 
 ASYNC = "SET LOCAL synchronous_commit = off"

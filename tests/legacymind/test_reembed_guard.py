@@ -13,8 +13,8 @@ from django.db import connection, connections, transaction
 
 from kg.models import Entity, Observation
 from legacymind.providers.embeddings import HashEmbedder
-from legacymind.reembed import rows_reembed
-from legacymind.vector_writes import RowGuard, text_digest, vectors_store
+from legacymind.vectors.reembed import rows_reembed
+from legacymind.vectors.writes import RowGuard, text_digest, vectors_store
 from tests.kg.factories import EntityFactory
 from tests.support.openai_server import use_openai_embeddings
 

@@ -17,9 +17,9 @@ from django.db import connection, transaction
 from kg.models import Entity
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, HashEmbedder
-from legacymind.reembed import rows_reembed
-from legacymind.vector_indexes import _lock_key, index_repair, index_state, vector_index
-from legacymind.vectors import nearest
+from legacymind.vectors.indexes import _lock_key, index_repair, index_state, vector_index
+from legacymind.vectors.reembed import rows_reembed
+from legacymind.vectors.search import nearest
 from tests.kg.factories import EntityFactory, ThoughtFactory
 from tests.support.roles import acting_as
 from thoughts.models import Thought

@@ -16,7 +16,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from legacymind.vector_indexes import index_repair, vector_index
+from legacymind.vectors.indexes import index_repair, vector_index
 from tests.support.celery_worker import worker_database_url
 from thoughts.models import Thought
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from legacymind.vector_indexes import vector_index
+from legacymind.vectors.indexes import vector_index
 from tests.support.celery_worker import worker_database_url
 from thoughts.models import Thought
 

@@ -12,7 +12,7 @@ from django.db import DataError, connection
 from django.test.utils import CaptureQueriesContext
 
 from kg.models import Entity
-from legacymind.vectors import (
+from legacymind.vectors.search import (
     BinaryVector,
     binding_cursor,
     nearest,
@@ -89,7 +89,7 @@ def test_the_compiled_search_with_its_binary_vector_uses_the_index_too(dim):
     """``nearest()`` runs the compiled SQL with the query vector bound on the server, in
     binary: the vector's cast types the parameter, and the planner still orders by the
     partial index of its dimension."""
-    from legacymind import vectors as module
+    from legacymind.vectors import search as module
 
     _entities(_unit(50, dim), "e")
     _force_index_paths()
@@ -252,7 +252,7 @@ def test_nearest_rejects_an_empty_vector_and_returns_nothing_for_k_zero():
 
 
 def test_nearest_compiles_once_per_base_query_and_searches_with_each_new_vector():
-    from legacymind import vectors as module
+    from legacymind.vectors import search as module
 
     vectors = _unit(60, 384)
     _entities(vectors, "e")

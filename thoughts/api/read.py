@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from kg.api.search import KgSearchHit
 from kg.selectors import MemoryHit
-from legacymind.inputs import query_input
-from legacymind.schema import error
+from legacymind.api.inputs import query_input
+from legacymind.api.schema import error
 from legacymind.users import Viewer, signed_in
 from thoughts import selectors, services
 from thoughts.api.read_inputs import ChainInput, SearchInput, ThoughtFilterInput
@@ -27,7 +27,7 @@ from thoughts.models import Thought
 from thoughts.selectors import Chain, ChainNode
 
 # --- output -----------------------------------------------------------------------------------
-# 400 and 401 come from legacymind.schema.AutoSchema, like every view's; these say more.
+# 400 and 401 come from legacymind.api.schema.AutoSchema, like every view's; these say more.
 NOT_FOUND = {404: error("No such thought, or not yours.")}
 THOUGHT_ID = OpenApiParameter(
     "id",

@@ -13,8 +13,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from legacymind.api.inputs import Input
 from legacymind.dates import BadMoment, parse_moment
-from legacymind.inputs import Input
 from thoughts import selectors
 from thoughts.models import Thought
 from thoughts.refs import THOUGHT_REF_PATTERN, parse_thought_ref

@@ -11,9 +11,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from legacymind.fields import StringField
-from legacymind.inputs import Input
-from legacymind.schema import error
+from legacymind.api.fields import StringField
+from legacymind.api.inputs import Input
+from legacymind.api.schema import error
 from legacymind.users import signed_in
 from thoughts.api.think_out import ThinkOut
 from thoughts.services import ThinkResult, thought_think

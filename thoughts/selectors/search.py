@@ -11,7 +11,7 @@ from kg.selectors import MemoryHit, memories_nearest
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import Provenance, get_provider, provenance
 from legacymind.users import Viewer
-from legacymind.vectors import exact_similarity, nearest_or_exact
+from legacymind.vectors.search import exact_similarity, nearest_or_exact
 from thoughts.selectors.reads import ThoughtFilters, thoughts_filter
 from thoughts.selectors.visibility import thoughts_visible_to
 

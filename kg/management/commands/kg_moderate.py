@@ -13,7 +13,7 @@ from kg import selectors, services
 from kg.management.moderate import candidate_line, candidates_by_ids, confirmed
 from kg.models import CandidateStatus, Entity, EntityCandidate
 from kg.selectors.visibility import memories_visible_to
-from legacymind.pagination import MAX_OFFSET
+from legacymind.api.pagination import MAX_OFFSET
 
 # What a bulk decision will do, said before asking to go on.
 _CONSEQUENCE = {

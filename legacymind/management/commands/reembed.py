@@ -11,10 +11,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from legacymind import reembed
 from legacymind.errors import ServiceError
 from legacymind.progress import logs_through_bar
-from legacymind.vector_indexes import INDEX_MODES
+from legacymind.vectors import reembed
+from legacymind.vectors.indexes import INDEX_MODES
 
 
 def _int_within(low: int, high: int | None = None) -> Callable[[str], int]:

@@ -58,7 +58,7 @@ def locked_message() -> str:
     return LOCKED_MESSAGE.format(minutes=max(1, round(settings.LOGIN_FAILURE_WINDOW / 60)))
 
 
-@receiver(user_login_failed, dispatch_uid="legacymind.login_guard.count")
+@receiver(user_login_failed, dispatch_uid="legacymind.web.login_guard.count")
 def _count_failure(
     sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **_: Any
 ) -> None:

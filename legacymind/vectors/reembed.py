@@ -10,7 +10,7 @@ overwritten by a vector of its old text, and a row another run has just written 
 written twice.
 
 A run that rewrites most of a table takes the table's HNSW index out and builds it again at the
-end (``index``, see ``legacymind.vector_indexes``); every run first rebuilds an index that a
+end (``index``, see ``legacymind.vectors.indexes``); every run first rebuilds an index that a
 killed run left out.
 """
 
@@ -31,15 +31,15 @@ from django.utils import timezone
 
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, EmbeddingProvider, get_provider
-from legacymind.vector_indexes import (
+from legacymind.vectors.indexes import (
     INDEX_MODES,
     index_out,
     index_repair,
     rebuild_in_transaction,
     rebuild_wanted,
 )
-from legacymind.vector_writes import RowGuard, text_digest, vectors_store
-from legacymind.vectors import EmbeddedModel, indexed_dims
+from legacymind.vectors.search import EmbeddedModel, indexed_dims
+from legacymind.vectors.writes import RowGuard, text_digest, vectors_store
 
 TARGETS = ("thoughts", "kg", "all")
 MAX_BATCH_SIZE = 2048

@@ -33,7 +33,7 @@ from legacymind.errors import ServiceError
 
 INDEX_MODES = ("auto", "keep", "rebuild")
 
-logger = logging.getLogger("legacymind.reembed")
+logger = logging.getLogger("legacymind.vectors.reembed")
 
 
 def vector_index(model: type[models.Model], dim: int) -> models.Index | None:

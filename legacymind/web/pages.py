@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import path
 
-from legacymind.login_guard import SignInForm
+from legacymind.web.login_guard import SignInForm
 
 
 def home(request: HttpRequest) -> HttpResponse:

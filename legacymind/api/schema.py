@@ -16,7 +16,7 @@ from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import permissions, serializers
 
-from legacymind.inputs import Input
+from legacymind.api.inputs import Input
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 # Permission classes that only ask "is there a user": any other one can refuse a signed-in user.

@@ -12,11 +12,11 @@ from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
-from legacymind.reembed import embedded_models
-from legacymind.vector_indexes import indexes_out
-from legacymind.vectors import indexed_dims, pgvector_version
+from legacymind.vectors.indexes import indexes_out
+from legacymind.vectors.reembed import embedded_models
+from legacymind.vectors.search import indexed_dims, pgvector_version
 
-logger = logging.getLogger("legacymind.health")
+logger = logging.getLogger("legacymind.web.health")
 
 
 def _check_database() -> str:

@@ -1,6 +1,6 @@
 """Batch writes of vectors: one UPDATE for a batch of rows, fed by a binary COPY, with the
 checks ``reembed`` needs against edits made meanwhile (``RowGuard``). The columns and the
-searches are in ``legacymind.vectors``."""
+searches are in ``legacymind.vectors.search``."""
 
 from __future__ import annotations
 

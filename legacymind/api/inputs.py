@@ -20,7 +20,7 @@ from rest_framework.request import Request
 _FORM_ONLY = frozenset({"csrfmiddlewaretoken"})
 # Read from any query string by DRF itself (``?format=json`` picks the renderer).
 _QUERY_ALWAYS = frozenset({"format"})
-# ``legacymind.pagination.Pagination``'s parameters, for a list that pages.
+# ``legacymind.api.pagination.Pagination``'s parameters, for a list that pages.
 PAGED = frozenset({"limit", "offset"})
 _ALSO = "also_accepted"
 

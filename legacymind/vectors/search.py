@@ -9,7 +9,7 @@ dimension as a parameter falls back to a sequential scan), and filter on ``embed
 same dimension (all-MiniLM-L6-v2 and text-embedding-3-small cut to 384, say) share an index but
 not a space. After a change of model, rows keep the old model's vectors until ``manage.py
 reembed`` rewrites them, and searches skip them until then (its batch writes are in
-``legacymind.vector_writes``).
+``legacymind.vectors.writes``).
 """
 
 from __future__ import annotations

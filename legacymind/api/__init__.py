@@ -1,0 +1,2 @@
+"""The REST API's shared parts: root view, inputs and fields, pagination, parsers, renderers,
+schema and throttles."""

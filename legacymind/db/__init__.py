@@ -1,0 +1,1 @@
+"""The database: the embedded Postgres server and the Django backend on top of it."""

@@ -1,2 +1,0 @@
-"""The project's PostgreSQL backend (``ENGINE = "legacymind.postgres"``): Django's own, with a
-connection health check that costs no round trip (``base.py``)."""
