@@ -12,8 +12,10 @@ see ``phrases.strip_sources``.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from kg.extraction.lexicon import (
+    ARROWS,
     HEAD_TYPES,
     NOT_NAMES,
     PERSON_OBJECT_RELATIONS,
@@ -21,6 +23,7 @@ from kg.extraction.lexicon import (
     PRONOUNS,
     VerbPattern,
 )
+from kg.extraction.names import clean, known_type, name_like
 from kg.extraction.phrases import (
     RELATIVE,
     Sentence,
@@ -29,10 +32,32 @@ from kg.extraction.phrases import (
     is_technical,
     name_word,
     pronoun_at,
+    sentence_spans,
     strip_sources,
     tokenize,
 )
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
+
+_HEADING = re.compile(r"\A\s*#\s+([\w.\-]+)\s*$", re.MULTILINE)
+AUX = {"is", "are", "was", "were"}
+MIGRATION_VERBS = {
+    "moved", "move", "moving", "migrated", "migrate", "migrating", "switched", "switch",
+    "switching", "ported", "port", "porting", "went", "transitioned", "converted",
+}  # fmt: skip
+
+
+@dataclass
+class _State:
+    """What one passage's sentences share: the topic (a README's title), the last subject and
+    object for "it" and "which", phrases seen only indefinitely, and each edge's sentence."""
+
+    topic: str | None = None
+    last_subject: str | None = None
+    last_object: str | None = None
+    sentence: str = ""
+    indefinite: set[str] = field(default_factory=set)
+    explicit: set[str] = field(default_factory=set)  # ends of "a -> b" and snake_case relations
+    evidence: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 class HeuristicExtractor:
@@ -51,27 +76,97 @@ class HeuristicExtractor:
         names: dict[str, str] = {}  # the ones kept: in a relation, or names by their spelling
         types: dict[str, str] = {}
         edges: dict[tuple[str, str], str] = {}
-        last_object: str | None = None
+        state = _State()
+        relational: set[str] = set()
+        heading = _HEADING.search(text)
+        if heading and clean(heading.group(1)):
+            state.topic = heading.group(1).lower()
+            seen[state.topic] = heading.group(1)
+            names[state.topic] = heading.group(1)
+            types[state.topic] = "project"
+            relational.add(state.topic)
+        spans = sentence_spans(text)
         for toks in tokenize(text):
             sent = Sentence(toks, text)
-            last_object = self._relations(sent, seen, types, edges, last_object)
+            state.sentence = next(
+                (text[a:b] for a, b in spans if a <= toks[0].start < b),
+                text[toks[0].start : toks[-1].end],
+            )
+            self._relations(sent, seen, types, edges, state)
             # A phrase becomes an entity only when it completes a relation: "the plan" in
             # "Nothing is part of the plan" does not.
             for pair in edges:
                 for key in pair:
                     names.setdefault(key, seen[key])
+                    relational.add(key)
             self._standalone(sent, names, types)
+        return self._finish(
+            names, types, edges, relational - state.indefinite, state.evidence, state.explicit
+        )
+
+    def _finish(
+        self,
+        names: dict[str, str],
+        types: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        relational: set[str],
+        evidence: dict[tuple[str, str], str],
+        explicit: set[str],
+    ) -> Extraction:
+        """Every phrase through ``names.clean``: kind nouns and modifiers off, possessives split,
+        fragments refused; edges follow their ends, and go when an end goes."""
+        final: dict[str, str] = {}  # lower clean name -> surface
+        final_types: dict[str, str] = {}
+        mapping: dict[str, str | None] = {}
+        extra: dict[tuple[str, str], str] = {}
+        extra_evidence: dict[tuple[str, str], str] = {}
+        for key, surface in names.items():
+            owner, thing = _possessive(surface)
+            cleaned = clean(thing)
+            if cleaned is None and key in explicit and len(surface) > 1:
+                cleaned = surface  # "web -> api -> db": the writer drew these as nodes
+            if cleaned is not None and key not in relational and not _strong(cleaned):
+                cleaned = None
+            mapping[key] = cleaned.lower() if cleaned else None
+            if cleaned is None:
+                continue
+            final.setdefault(cleaned.lower(), cleaned)
+            if key in types and cleaned.lower() == key:
+                final_types.setdefault(cleaned.lower(), types[key])
+            if owner and (owned := clean(owner)) is not None:
+                final.setdefault(owned.lower(), owned)
+                rel = "owns" if _looks_like_person(owned) else "part_of"
+                pair = (
+                    (owned.lower(), cleaned.lower())
+                    if rel == "owns"
+                    else (cleaned.lower(), owned.lower())
+                )
+                if pair[0] != pair[1]:
+                    extra[pair] = rel
+                    extra_evidence[pair] = next(
+                        (v for (a, b), v in evidence.items() if key in (a, b)), ""
+                    )
         entities = [
-            ExtractedEntity(name, types.get(key) or _type_of(name), self.entity_conf)
-            for key, name in names.items()
+            ExtractedEntity(name, final_types.get(key) or _type_of(name), self.entity_conf)
+            for key, name in final.items()
         ][: self.max_entities]
         kept = {e.name.lower() for e in entities}
+        out: dict[tuple[str, str], str] = {}
+        said: dict[tuple[str, str], str] = {}
+        for (s, t), rel in edges.items():
+            ms, mt = mapping.get(s), mapping.get(t)
+            if ms and mt and ms != mt and ms in kept and mt in kept:
+                out.setdefault((ms, mt), rel)
+                said.setdefault((ms, mt), evidence.get((s, t), ""))
+        for pair, rel in extra.items():
+            if pair[0] in kept and pair[1] in kept:
+                out.setdefault(pair, rel)
+                said.setdefault(pair, extra_evidence.get(pair, ""))
         edge_list = [
-            ExtractedEdge(names[s], names[t], rel, self.edge_conf)
-            for (s, t), rel in edges.items()
-            if s in kept and t in kept
+            ExtractedEdge(final[s], final[t], rel, self.edge_conf, evidence=said[(s, t)])
+            for (s, t), rel in out.items()
         ][: self.max_edges]
-        return Extraction("heuristic", "heuristic-v2", entities, edge_list)
+        return Extraction("heuristic", "heuristic-v3", entities, edge_list)
 
     def _relations(
         self,
@@ -79,9 +174,11 @@ class HeuristicExtractor:
         names: dict[str, str],
         types: dict[str, str],
         edges: dict[tuple[str, str], str],
-        last_object: str | None,
-    ) -> str | None:
+        state: _State,
+    ) -> None:
         toks = sent.toks
+        self._from_to(sent, names, edges, state)
+        last_object = state.last_object
         subjects: list[str] = []
         clause_start = 0  # where the last verb's objects ended: no subject reaches past it
         i = 0
@@ -101,6 +198,14 @@ class HeuristicExtractor:
                 for t in toks[max(0, k - 2) : i]
             )
             before = sent.phrase_before(k)
+            if before is not None and before[0] >= 1 and toks[before[0] - 1].low in ("a", "an"):
+                # "X is a bookkeeping API written in Go": the subject is X.
+                a = before[0] - 1
+                if a >= 2 and toks[a - 1].low in AUX and sent.phrase_before(a - 1) is not None:
+                    before = sent.phrase_before(a - 1)
+                else:
+                    self._name(sent, before, names)
+                    state.indefinite.add(sent.span(*before).lower())
             if before is not None and before[0] >= clause_start:
                 subjects = self._subjects(sent, before, clause_start, names)
             elif before is not None:
@@ -110,25 +215,112 @@ class HeuristicExtractor:
             elif k > 0 and toks[k - 1].low in RELATIVE and last_object:
                 subjects = [last_object]  # "the auth API, which depends on Redis"
             elif k > 0 and toks[k - 1].low in PRONOUNS:
-                subjects = [last_object] if toks[k - 1].low == "it" and last_object else []
+                it = state.last_subject or state.topic
+                subjects = [it] if toks[k - 1].low == "it" and it else []
             start = particle + 1 if particle is not None else after
             objects, i = self._objects(sent, start, pattern, names, last_object)
             clause_start = i
+            if pattern.words[0] in ARROWS or "_" in pattern.words[0]:
+                state.explicit.update(k for k in (*subjects, *objects) if k)
+            subjects = self._implied(subjects, names, state, pattern)
+            if len(subjects) == 1 and subjects[0]:
+                state.last_subject = subjects[0]
+            if objects and not negated and not pattern.two_objects:
+                self._instead(sent, i, objects[-1], names, edges, state)
             if negated or not objects:
                 continue
             if pattern.two_objects:
                 first, second = objects[0], objects[1] if len(objects) > 1 else None
                 if second is not None:
                     self._edge(edges, first, second, pattern.relation)
+                    state.evidence.setdefault((first, second), state.sentence)
                     last_object = second
+                    state.last_object = second
                 continue
             for subject in subjects:
                 for obj in objects:
                     src, dst = (obj, subject) if pattern.reverse else (subject, obj)
                     self._edge(edges, src, dst, pattern.relation)
+                    state.evidence.setdefault((src, dst), state.sentence)
                     self._types(src, dst, pattern.relation, names, types)
             last_object = objects[-1]
-        return last_object
+            state.last_object = last_object
+
+    @staticmethod
+    def _implied(
+        subjects: list[str], names: dict[str, str], state: _State, pattern: VerbPattern
+    ) -> list[str]:
+        """A subject that is no name ("The frontend", "Plots", "HTTP routing", none at all in
+        "Written in Go.") stands for what the passage is about: a README's title, or the name
+        the first relation of the passage started from."""
+        kept = [
+            key
+            for key in subjects
+            if key and (key in state.explicit or clean(names.get(key, key)) is not None)
+        ]
+        if kept:
+            if state.topic is None and len(kept) == 1 and _strong(names.get(kept[0], "")):
+                state.topic = kept[0]
+            return kept
+        if pattern.reverse or pattern.two_objects or state.topic is None:
+            return []
+        return [state.topic]
+
+    def _from_to(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "I moved the blog from Nikola to Hugo": a migration verb, then "from X to Y" with
+        both ends names (versions and metrics are refused as names, so ranges are not)."""
+        toks = sent.toks
+        verb = next((k for k, t in enumerate(toks) if t.low in MIGRATION_VERBS), None)
+        if verb is None:
+            return
+        for k in range(verb + 1, len(toks)):
+            if toks[k].low != "from" or (k == verb + 1):
+                continue
+            first = sent.phrase_after(k + 1)
+            if first is None or first[1] >= len(toks) or toks[first[1]].low != "to":
+                return
+            second = sent.phrase_after(first[1] + 1)
+            if second is None:
+                return
+            old, new = self._name(sent, first, names), self._name(sent, second, names)
+            if _strong(names[old]) and _strong(names[new]):
+                self._edge(edges, old, new, "replaced_by")
+                state.evidence.setdefault((old, new), state.sentence)
+            return
+
+    def _instead(
+        self,
+        sent: Sentence,
+        i: int,
+        new: str,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "... through Amazon SES instead of Mailgun", "rather than Postgres": old -> new."""
+        toks = sent.toks
+        j = i
+        while j < len(toks) and j - i < 4 and toks[j].low not in ("instead", "rather"):
+            if sent.verb_at(j) is not None:
+                return
+            j += 1
+        if j + 1 >= len(toks) or (toks[j].low, toks[j + 1].low) not in (
+            ("instead", "of"),
+            ("rather", "than"),
+        ):
+            return
+        span = sent.phrase_after(j + 2)
+        if span is None:
+            return
+        old = self._name(sent, span, names)
+        self._edge(edges, old, new, "replaced_by")
+        state.evidence.setdefault((old, new), state.sentence)
 
     def _subjects(
         self, sent: Sentence, span: tuple[int, int], floor: int, names: dict[str, str]
@@ -285,6 +477,20 @@ def _appositive(sent: Sentence, k: int) -> tuple[int, int] | None:
     return span if toks[span[0]].text[:1].isupper() else None
 
 
+def _possessive(surface: str) -> tuple[str | None, str]:
+    """ "Quillstack's search service" -> ("Quillstack", "search service"); "Vector's" -> Vector."""
+    text = surface.replace("\u2019", "'")
+    if "'s " in text:
+        owner, _, thing = text.partition("'s ")
+        return owner, thing
+    return None, text.removesuffix("'s")
+
+
+def _strong(name: str) -> bool:
+    """A name outside any relation must look like one by its spelling."""
+    return any(name_like(w) for w in name.split())
+
+
 def _looks_like_person(name: str) -> bool:
     """ "Gabriel", "Noor", "Tomás", "Ana Lima": one or two plain capitalised words."""
     parts = name.split()
@@ -296,7 +502,11 @@ def _looks_like_person(name: str) -> bool:
 
 
 def _type_of(name: str) -> str:
+    if (known := known_type(name)) is not None:
+        return known
     words = name.lower().split()
+    if len(words) > 1 and (known := known_type(" ".join(name.split()[:-1]))) is not None:
+        return known  # "PostgreSQL 16", "Kubernetes 1.29"
     head = words[-1] if words else ""
     if head in HEAD_TYPES:
         return HEAD_TYPES[head]

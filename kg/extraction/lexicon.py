@@ -113,6 +113,34 @@ _PARTICLE: list[tuple[str, str, str]] = [
     ("import imports imported", "from", "imports_from"),
     ("authenticate authenticates authenticated", "against", "authenticates_with"),
     ("authenticate authenticates authenticated", "with", "authenticates_with"),
+    ("written", "in", "built_with"),
+    ("built", "with", "built_with"),
+    ("built", "on", "built_with"),
+    ("made", "with", "uses"),
+    ("wrapped", "with", "uses"),
+    ("served", "by", "runs_on"),
+    ("served", "from", "runs_on"),
+    ("hosted", "on", "runs_on"),
+    ("orchestrated", "by", "uses"),
+    ("scheduled", "by", "uses"),
+    ("delivered", "through", "uses"),
+    ("delivered", "via", "uses"),
+    ("go goes going went", "through", "uses"),
+    ("tested", "against", "runs_on"),
+    ("lean leans leaned", "on", "depends_on"),
+    ("persist persists persisted", "with", "uses"),
+    ("persist persists persisted", "in", "stores_in"),
+    ("cache caches cached", "in", "stores_in"),
+    ("keep keeps kept", "in", "stores_in"),
+    ("schedule schedules", "through", "uses"),
+    ("sit sits", "behind", "depends_on"),
+    ("deployed", "to", "runs_on"),
+    ("deployed", "on", "runs_on"),
+    ("runs ran run running", "in", "runs_on"),
+    ("build builds", "on", "built_with"),
+    ("ship ships shipped", "to", "writes_to"),
+    ("upload uploads uploaded", "to", "writes_to"),
+    ("back backs backed", "to", "writes_to"),
 ]
 
 
@@ -152,7 +180,16 @@ def _build() -> list[VerbPattern]:
             ("monitored", "monitors"),
         ):
             patterns.append(VerbPattern((aux, past, "by"), rel, reverse=True))
+    for past, rel in (("maintained", "maintains"), ("created", "created"), ("built", "created"),
+                      ("deployed", "deploys"), ("monitored", "monitors"), ("used", "uses"),
+                      ("needed", "depends_on"), ("required", "depends_on"),
+                      ("consumed", "consumes_from"), ("watched", "monitors")):  # fmt: skip
+        patterns.append(VerbPattern((past, "by"), rel, reverse=True))
     patterns += [
+        VerbPattern(("shells", "out", "to"), "calls"),
+        VerbPattern(("shell", "out", "to"), "calls"),
+        VerbPattern(("talks", "to"), "calls"),
+        VerbPattern(("talk", "to"), "calls"),
         VerbPattern(("forms", "part", "of"), "part_of"),
         VerbPattern(("sits", "behind"), "depends_on", reverse=True),
         VerbPattern(("talks", "to"), "talks_to"),
@@ -161,7 +198,7 @@ def _build() -> list[VerbPattern]:
         patterns.append(VerbPattern((form,), "replaced_by", two_objects="with"))
     for form in ("swapped", "swap", "traded"):
         patterns.append(VerbPattern((form,), "replaced_by", two_objects="for"))
-    for form in ("switched", "switch", "moved", "move", "migrated", "migrate"):
+    for form in ("switched", "switch", "moved", "move", "migrated", "migrate", "went", "ported"):
         patterns.append(VerbPattern((form, "from"), "replaced_by", two_objects="to"))
     # "CircleCI replaced Travis CI": the object was replaced by the subject.
     patterns.append(VerbPattern(("replaced",), "replaced_by", reverse=True))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kg.extraction.gazetteer import KNOWN_TYPES
 from kg.extraction.lexicon import (
     ARROWS,
     DETERMINERS,
@@ -105,8 +106,36 @@ def tokenize(text: str) -> list[list[Tok]]:
     return sentences
 
 
+_LIST_MARK = re.compile(r"[ \t]*(?:#{1,6}|[-*+•]|\d+[.)])[ \t]+")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\s]+(?=[A-Z0-9\"`(@*_\[])|(?<=[.!?][\"”)])\s+")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence: a line, a bullet or heading without its marker, or a
+    sentence inside a paragraph ("e.g." and "v2.0" do not end one)."""
+    spans: list[tuple[int, int]] = []
+    for line in re.finditer(r"[^\n]+", text):
+        start, end = line.start(), line.end()
+        mark = _LIST_MARK.match(text, start, end)
+        if mark:
+            start = mark.end()
+        cut = start
+        for brk in _SENTENCE_BREAK.finditer(text, start, end):
+            before = text[max(cut, brk.start() - 5) : brk.start()].lower()
+            if before.endswith(("e.g.", "i.e.", "etc.", "vs.", " cf.")):
+                continue
+            spans.append((cut, brk.start()))
+            cut = brk.end()
+        if text[cut:end].strip():
+            spans.append((cut, end))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
 def is_technical(word: str) -> bool:
-    """Spelt like a name whatever its position: CamelCase, digits, underscores, dots."""
+    """Spelt like a name whatever its position: CamelCase, digits, underscores, dots. A version,
+    time, size or count alone ("3.11", "v2", "6pm", "10k") is not."""
+    if re.fullmatch(r"v?\d+(?:\.(?:\d+|x))*\+?|\d[\d,.]*[a-zA-Z%]{0,3}", word, re.IGNORECASE):
+        return False
     if any(c.isdigit() for c in word) and any(c.isalpha() for c in word):
         return True
     if "_" in word.strip("_") or re.search(r"\w\.\w", word):
@@ -116,6 +145,8 @@ def is_technical(word: str) -> bool:
 
 def name_word(tok: Tok) -> bool:
     low = tok.low
+    if tok.text[:1].isupper() and not tok.first and low in KNOWN_TYPES:
+        return True  # "written in Go"
     if low in FUNCTION_WORDS or low in PRONOUNS or low in ARROWS:
         return False
     if not any(c.isalnum() for c in tok.text):

@@ -66,8 +66,8 @@ _VERSION_ONLY = re.compile(r"v?\d+(?:\.(?:\d+|x))*\+?", re.IGNORECASE)
 _TICKET = re.compile(r"(?:#\d+|[A-Z][A-Z0-9]*-\d+|PRs?|issues?)", re.IGNORECASE)
 _ABBREVIATIONS = {"e.g", "e.g.", "i.e", "i.e.", "etc", "etc.", "vs", "vs.", "cf", "todo", "fyi"}
 GENERIC_NOUNS = {
-    "api", "app", "backend", "blog", "bug", "build", "cache", "ci", "cli", "client", "cluster",
-    "code", "config", "data", "database", "db", "deploy", "docs", "frontend", "job", "library",
+    "api", "app", "blog", "bug", "build", "cache", "ci", "cli", "client", "cluster",
+    "code", "config", "data", "database", "db", "deploy", "docs", "job", "library",
     "model", "module", "pipeline", "plugin", "project", "queue", "release", "repo", "scheduler",
     "script", "server", "service", "site", "team", "test", "tests", "tool", "ui", "worker",
     "workers", "pr", "fix", "version", "feature", "issue", "changelog", "readme",

@@ -19,6 +19,7 @@ class ExtractedEdge:
     target: str
     rel_type: str
     confidence: float
+    evidence: str = ""  # the sentence that states the relation, verbatim
 
 
 @dataclass(frozen=True)

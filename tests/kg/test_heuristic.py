@@ -86,7 +86,8 @@ def test_sources_line_of_a_synthesis_is_never_read(heuristic):
          {("Maria", "manages", "Payments team")}),
         # Verb-looking nouns: "cache", "deploy" are nouns before a verb or a preposition.
         ("The build cache depends on S3.", {("build cache", "depends_on", "S3")}),
-        ("The app uses the build cache for speed.", {("app", "uses", "build cache")}),
+        ("The checkout app uses the build cache for speed.",
+         {("checkout app", "uses", "build cache")}),
         ("The deploy job calls the Kubernetes API.", {("deploy job", "calls", "Kubernetes API")}),
     ],
 )  # fmt: skip

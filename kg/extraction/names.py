@@ -1,0 +1,151 @@
+"""What a careful moderator would keep as a name: the clean-up every phrase goes through before it
+becomes an entity. Kind nouns after a technology are dropped ("a three-node Elasticsearch
+cluster" gives "Elasticsearch"), possessives are split ("Quillstack's search service"), and
+fragments (versions, ticket numbers, "e.g", single letters, bare generic nouns, environment
+variables, code identifiers, quantities) are refused."""
+
+from __future__ import annotations
+
+import re
+
+from kg.extraction.gazetteer import AMBIGUOUS_LOWER, KNOWN_TYPES
+from kg.extraction.scoring import GENERIC_NOUNS, is_fragment
+
+# Nouns that only say what kind of instance a technology is (guidelines: "Kind nouns").
+KIND_NOUNS = {
+    "database", "databases", "db", "cluster", "clusters", "instance", "instances", "server",
+    "servers", "box", "boxes", "node", "nodes", "image", "images", "container", "containers",
+    "files", "file", "repo", "repos", "app", "apps", "build", "builds", "cli", "plugin",
+    "plugins", "integration", "connector", "driver", "chart", "template", "workflow",
+    "workflows", "playbook", "playbooks", "script", "scripts", "job", "jobs", "workers",
+    "cache", "store", "stack", "broker", "board", "boards", "probe", "fleet", "gpus", "gpu",
+    "viewer", "monolith", "crate", "package", "gem", "module", "project", "setup", "install",
+    "installation", "deployment", "library", "framework", "sdk",
+    "queue", "queues", "bucket", "buckets", "target", "version",
+    "minis", "mini", "dashboard", "code", "config", "port",
+    "bindings", "wrapper", "tables", "schema", "runtime", "codebase", "account",
+}  # fmt: skip
+# Words that make a phrase an event or a quantity, not a thing.
+EVENT_WORDS = {
+    "upgrade", "upgrades", "migration", "run", "runs", "bump", "fix", "fixes",
+    "rollout", "outage", "incident", "change", "changes", "update", "updates", "refactor",
+    "rewrite", "goes", "say", "says", "warnings", "warning", "errors", "error", "rather",
+    "routing", "tracing", "support", "handful", "half", "side", "whole", "else", "lot",
+    "users", "people", "folks", "stuff", "work", "part", "parts", "piece",
+}  # fmt: skip
+NUMBER_WORDS = {
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "dozen",
+    "forty", "twenty", "thirty", "fifty", "hundred", "several", "multiple", "various",
+    "few", "many", "some", "most", "all", "both", "each", "every", "other", "another",
+}  # fmt: skip
+JUDGING = {
+    "flaky", "old", "older", "new", "newer", "small", "tiny", "big", "large", "huge", "slow",
+    "fast", "current", "existing", "shiny", "little", "whole", "entire", "broken", "ancient",
+    "aging", "ageing", "creaky", "trusty", "beloved", "dreaded", "separate", "single",
+}  # fmt: skip
+# Acronyms for a practice or a generic capability, not a product (guidelines: "Excluded").
+GENERIC_ACRONYMS = {
+    "ci", "cd", "ci/cd", "api", "apis", "sso", "qa", "ota", "dns", "tls", "ssl", "vpn", "llm",
+    "llms", "ui", "ux", "pr", "prs", "sdk", "cli", "os", "vm", "vms", "gpu", "cpu", "ram",
+    "ssd", "hdd", "url", "urls", "id", "ids", "faq", "eta", "mvp", "poc", "sla", "slo",
+    "slos", "kpi", "rfc", "adr", "wip", "lgtm", "tbd", "asap", "utc", "am", "pm", "a.m",
+    "p.m", "ok", "vat", "eu", "us", "uk", "lts", "p8", "rpc", "http/json", "json api",
+    "ml", "ai", "etl", "cdn", "iot", "pcb", "oom", "tl;dr", "imo", "afaik", "btw", "io",
+}  # fmt: skip
+_ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")
+_CODE = re.compile(r"\w+\.[A-Z_a-z]\w*\(|\w+\.\w*_\w*$|^[a-z]\w*\.[A-Z]\w*$|[()=<>{}\[\]`$]")
+_FILE = re.compile(
+    r"[\w./-]+\.(?:py|txt|toml|ya?ml|json|jsonl|cfg|ini|md|rst|ts|js|go|rs|c|h|cpp|kt|swift|"
+    r"lua|gd|rb|php|sh|csv|parquet|lock|conf|env|sql|ipynb|xml|html|css|tf|dockerfile)$",
+    re.IGNORECASE,
+)
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*\+?", re.IGNORECASE)
+_QUANTITY = re.compile(r"\d[\d,.]*(?:[a-zA-Z%]{0,3}|-\w+)")
+
+
+def known_type(name: str) -> str | None:
+    return KNOWN_TYPES.get(name.lower())
+
+
+def known_lower(word: str) -> bool:
+    """A lower-case word that names a technology wherever it stands ("pandas", "nginx")."""
+    return word.lower() in KNOWN_TYPES and word.lower() not in AMBIGUOUS_LOWER
+
+
+def name_like(word: str) -> bool:
+    """Spelt like a name: a capital, a digit, a dot or hyphen inside, or known lower-case."""
+    return (
+        any(c.isupper() for c in word)
+        or known_lower(word)
+        or bool(re.search(r"\w[.\-/+]\w", word))
+        or "_" in word.strip("_")
+    )
+
+
+def is_code(name: str) -> bool:
+    if _FILE.fullmatch(name):
+        return False
+    return bool(_ENV_VAR.fullmatch(name) or _CODE.search(name) or name.startswith("-"))
+
+
+def _generic(name: str) -> bool:
+    low = name.lower()
+    return low in GENERIC_ACRONYMS or low in GENERIC_NOUNS or low in KIND_NOUNS
+
+
+def refused(name: str) -> bool:
+    low = name.lower()
+    words = low.split()
+    if not words or is_fragment(name) or is_code(name):
+        return True
+    if low in GENERIC_ACRONYMS or low in GENERIC_NOUNS or _QUANTITY.fullmatch(name):
+        return True
+    if words[0] in NUMBER_WORDS or (_QUANTITY.fullmatch(words[0]) and len(words) > 1):
+        return True
+    if any(w in EVENT_WORDS for w in words):
+        return True
+    return len(name) > 60
+
+
+def clean(surface: str) -> str | None:
+    """The name a moderator would keep for ``surface``, or None."""
+    words = surface.replace("’", "'").split()  # noqa: RUF001
+    words = [w.strip("`*\"'") for w in words]
+    words = [w for w in words if w]
+    if not words:
+        return None
+    # A leading verb form from the start of a sentence: "Leaving Brightwave", "Asked Priyanka".
+    if (
+        len(words) > 1
+        and re.fullmatch(r"[A-Z][a-z]+(?:ed|ing)", words[0])
+        and words[0].lower() not in KNOWN_TYPES
+    ):
+        words = words[1:]
+    # Judging adjectives are not part of a name: "the flaky integration tests".
+    while len(words) > 1 and words[0] in JUDGING:
+        words = words[1:]
+    # Leading modifiers before a name: "three-node Elasticsearch", "small Rust", "newer AGP".
+    strong = next(
+        (k for k, w in enumerate(words) if any(c.isupper() for c in w) or known_lower(w)), None
+    )
+    if (
+        strong
+        and all(w.islower() and not known_lower(w) for w in words[:strong])
+        and not _generic(" ".join(words[strong:]))
+    ):
+        words = words[strong:]
+    # A kind noun after a technology: "Svelte app", "SQS queue", "MySQL database".
+    while len(words) > 1 and words[-1].lower() in KIND_NOUNS and name_like(words[-2]):
+        if not any(c.isupper() for c in "".join(words[:-1])) and not known_lower(words[-2]):
+            break  # "billing-export job", "notifications worker": a named component
+        if _generic(" ".join(words[:-1])):
+            break  # "ETL job", "CI pipeline": the acronym alone is not a name
+        words = words[:-1]
+    # Range marks and wildcards: "Python 3.9+" gives "Python 3.9"; "5.x" is not kept.
+    if len(words) > 1 and re.fullmatch(r"v?\d+(?:\.\d+)*\.x", words[-1], re.IGNORECASE):
+        words = words[:-1]
+    words[-1] = words[-1].rstrip("+") if len(words) > 1 else words[-1]
+    name = " ".join(words).strip(",;:")
+    if name.lower().startswith("@"):
+        name = name[1:]
+    return None if refused(name) else name
