@@ -23,7 +23,8 @@ from kg.extraction.lexicon import (
     PRONOUNS,
     VerbPattern,
 )
-from kg.extraction.names import clean, known_type, name_like
+from kg.extraction.names import FILE_NAME as _FILE_NAME
+from kg.extraction.names import clean, known_lower, known_type, name_like
 from kg.extraction.phrases import (
     RELATIVE,
     Sentence,
@@ -40,6 +41,8 @@ from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
 
 _HEADING = re.compile(r"\A\s*#\s+([\w.\-]+)\s*$", re.MULTILINE)
 AUX = {"is", "are", "was", "were"}
+# A version written right after a name is part of it: "PostgreSQL 16", "Python 3.9+", "Mistral 7B".
+_VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)*\+?|\d+[bB]|LTS", re.IGNORECASE)
 MIGRATION_VERBS = {
     "moved", "move", "moving", "migrated", "migrate", "migrating", "switched", "switch",
     "switching", "ported", "port", "porting", "went", "transitioned", "converted",
@@ -101,7 +104,13 @@ class HeuristicExtractor:
                     relational.add(key)
             self._standalone(sent, names, types)
         return self._finish(
-            names, types, edges, relational - state.indefinite, state.evidence, state.explicit
+            names,
+            types,
+            edges,
+            relational - state.indefinite,
+            state.evidence,
+            state.explicit,
+            text,
         )
 
     def _finish(
@@ -112,6 +121,7 @@ class HeuristicExtractor:
         relational: set[str],
         evidence: dict[tuple[str, str], str],
         explicit: set[str],
+        text: str = "",
     ) -> Extraction:
         """Every phrase through ``names.clean``: kind nouns and modifiers off, possessives split,
         fragments refused; edges follow their ends, and go when an end goes."""
@@ -147,7 +157,7 @@ class HeuristicExtractor:
                         (v for (a, b), v in evidence.items() if key in (a, b)), ""
                     )
         entities = [
-            ExtractedEntity(name, final_types.get(key) or _type_of(name), self.entity_conf)
+            ExtractedEntity(name, _type(name, final_types.get(key), text), self.entity_conf)
             for key, name in final.items()
         ][: self.max_entities]
         kept = {e.name.lower() for e in entities}
@@ -384,7 +394,7 @@ class HeuristicExtractor:
                 and toks[i + 1].low == "and"
             ):
                 i += 1
-            if i < len(toks) and toks[i].low in ("and", "or", ","):
+            if i < len(toks) and toks[i].low in ("and", "or", ",", "+"):
                 nxt = i + 1
                 if nxt < len(toks) and sent.verb_at(nxt) is not None:
                     return objects, nxt  # "uses A and reads from B": same subject
@@ -436,7 +446,7 @@ class HeuristicExtractor:
             if not name_word(tok) or tok.low in NOT_NAMES or determiner(tok):
                 i += 1
                 continue
-            technical = is_technical(tok.text)
+            technical = is_technical(tok.text) or known_lower(tok.text)
             capital = tok.text[:1].isupper() and not tok.first
             if tok.first and tok.text[:1].isupper() and i + 1 < len(toks):
                 # "Docker Compose runs ...": a run of capitalised words is a name even first.
@@ -454,6 +464,7 @@ class HeuristicExtractor:
                     or is_technical(toks[j].text)
                     or toks[j].text == "&"
                     or toks[j].low in HEAD_TYPES
+                    or _VERSION_TOKEN.fullmatch(toks[j].text) is not None
                 )
             ):
                 j += 1
@@ -499,6 +510,41 @@ def _looks_like_person(name: str) -> bool:
         and all(p.isalpha() and p[:1].isupper() and p[1:].islower() for p in parts)
         and name.lower().split()[-1] not in HEAD_TYPES
     )
+
+
+_PERSON_CUE = (
+    r"(?:\b(?:by|thanks(?: to)?|asked|ask|told|pinged|cc|with|from|and)\s+{0}\b"
+    r"|\b{0}(?:'s|\u2019s)?\s+(?:did|does|said|says|asked|wrote|reviewed|merged|fixed|owns|manages"
+    r"|leads|maintains|is|was|joined|left|suggested|pointed|paired|took|handles|runs|set|built"
+    r"|moved|wants|will|has|had|on)\b)"
+)
+_ORG_HEADS = {
+    "collective", "labs", "lab", "inc", "ltd", "gmbh", "corp", "foundation", "institute",
+    "university", "cloud", "software", "systems", "technologies", "studios", "studio",
+}  # fmt: skip
+_TEAM_HEADS = {"guild", "eng", "team", "squad", "crew", "chapter", "guild's", "ops", "devrel"}
+
+
+def _type(name: str, hinted: str | None, text: str) -> str:
+    """Type of a kept name: the gazetteer, then what the relations said (person, team), then a
+    file's spelling, the head noun, and the context a person's name stands in."""
+    known = known_type(name)
+    if known is None and len(name.split()) > 1:
+        known = known_type(" ".join(name.split()[:-1]))  # "PostgreSQL 16", "Unity 2022"
+    if known is not None:
+        return known
+    if _FILE_NAME.fullmatch(name):
+        return "file"
+    words = name.lower().split()
+    if words[-1] in _TEAM_HEADS or (len(words) == 1 and name in ("DevRel", "SRE", "Platform")):
+        return "team"
+    if words[-1] in _ORG_HEADS and len(words) > 1:
+        return "organization"
+    if hinted:
+        return hinted
+    if _looks_like_person(name) and re.search(_PERSON_CUE.format(re.escape(name)), text):
+        return "person"
+    return _type_of(name)
 
 
 def _type_of(name: str) -> str:

@@ -25,6 +25,7 @@ KIND_NOUNS = {
     "minis", "mini", "dashboard", "code", "config", "port",
     "bindings", "wrapper", "tables", "schema", "runtime", "codebase", "account",
 }  # fmt: skip
+KNOWN_KIND_NOUNS = {"service", "server", "backend", "frontend", "engine", "page", "site", "gateway"}
 # Words that make a phrase an event or a quantity, not a thing.
 EVENT_WORDS = {
     "upgrade", "upgrades", "migration", "run", "runs", "bump", "fix", "fixes",
@@ -50,11 +51,11 @@ GENERIC_ACRONYMS = {
     "ssd", "hdd", "url", "urls", "id", "ids", "faq", "eta", "mvp", "poc", "sla", "slo",
     "slos", "kpi", "rfc", "adr", "wip", "lgtm", "tbd", "asap", "utc", "am", "pm", "a.m",
     "p.m", "ok", "vat", "eu", "us", "uk", "lts", "p8", "rpc", "http/json", "json api",
-    "ml", "ai", "etl", "cdn", "iot", "pcb", "oom", "tl;dr", "imo", "afaik", "btw", "io",
+    "ml", "ai", "etl", "http", "https", "ttl", "ssh", "tcp", "udp", "ip", "sql query", "cdn", "iot", "pcb", "oom", "tl;dr", "imo", "afaik", "btw", "io",
 }  # fmt: skip
 _ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")
 _CODE = re.compile(r"\w+\.[A-Z_a-z]\w*\(|\w+\.\w*_\w*$|^[a-z]\w*\.[A-Z]\w*$|[()=<>{}\[\]`$]")
-_FILE = re.compile(
+FILE_NAME = re.compile(
     r"[\w./-]+\.(?:py|txt|toml|ya?ml|json|jsonl|cfg|ini|md|rst|ts|js|go|rs|c|h|cpp|kt|swift|"
     r"lua|gd|rb|php|sh|csv|parquet|lock|conf|env|sql|ipynb|xml|html|css|tf|dockerfile)$",
     re.IGNORECASE,
@@ -83,8 +84,10 @@ def name_like(word: str) -> bool:
 
 
 def is_code(name: str) -> bool:
-    if _FILE.fullmatch(name):
+    if FILE_NAME.fullmatch(name):
         return False
+    if re.fullmatch(r"[A-Z]\w*(?:Error|Exception|Warning)|[A-Z]{2,}(?:ed|ing|s)", name):
+        return True  # "AttributeError", "OOMed", "502ing"
     return bool(_ENV_VAR.fullmatch(name) or _CODE.search(name) or name.startswith("-"))
 
 
@@ -102,8 +105,10 @@ def refused(name: str) -> bool:
         return True
     if words[0] in NUMBER_WORDS or (_QUANTITY.fullmatch(words[0]) and len(words) > 1):
         return True
-    if any(w in EVENT_WORDS for w in words):
+    if any(w in EVENT_WORDS for w in words) or words[-1] in ("release", "releases"):
         return True
+    if len(words) == 1 and re.fullmatch(r"[a-z]+(?:ed|ing)", low) and not known_lower(low):
+        return True  # "flashed", "caching"
     return len(name) > 60
 
 
@@ -136,10 +141,22 @@ def clean(surface: str) -> str | None:
         words = words[strong:]
     # A kind noun after a technology: "Svelte app", "SQS queue", "MySQL database".
     while len(words) > 1 and words[-1].lower() in KIND_NOUNS and name_like(words[-2]):
-        if not any(c.isupper() for c in "".join(words[:-1])) and not known_lower(words[-2]):
+        modifier = " ".join(words[:-1])
+        if (
+            not any(c.isupper() for c in modifier)
+            and not known_lower(words[-2])
+            and not re.search(r"[_.]", modifier)
+        ):
             break  # "billing-export job", "notifications worker": a named component
         if _generic(" ".join(words[:-1])):
             break  # "ETL job", "CI pipeline": the acronym alone is not a name
+        words = words[:-1]
+    # "a tiny Go service", "the HTML page": a kind noun only after a known technology.
+    if (
+        len(words) > 1
+        and words[-1].lower() in KNOWN_KIND_NOUNS
+        and known_type(" ".join(words[:-1])) is not None
+    ):
         words = words[:-1]
     # Range marks and wildcards: "Python 3.9+" gives "Python 3.9"; "5.x" is not kept.
     if len(words) > 1 and re.fullmatch(r"v?\d+(?:\.\d+)*\.x", words[-1], re.IGNORECASE):

@@ -17,7 +17,7 @@ from kg.extraction.lexicon import (
     VerbPattern,
 )
 
-_TOKEN = re.compile(r"-->|->|=>|→|[\w][\w\-.'’+#/]*[\w+#]|[\w]|[&,;:.!?()\"“”]")  # noqa: RUF001
+_TOKEN = re.compile(r"-->|->|=>|→|[\w][\w\-.'’+#/]*[\w+#]|[\w]|[&,;:.!?()\"“”]|(?<=\s)\+(?=\s)")  # noqa: RUF001
 # Citations a synthesis adds (specs 000/001). Possessive quantifiers: a text of 200,000 "*" or
 # spaces must not make these backtrack.
 _LABEL = r"(?:sources?|references?)[ \t*_]*+(?:\([ \t]*+\d++[ \t]*+\)|\d++)?[ \t*_]*+"
