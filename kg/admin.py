@@ -203,10 +203,10 @@ class EntityCandidateAdmin(CandidateAdmin):
 class EdgeCandidateAdmin(CandidateAdmin):
     kind = "edge"
     list_display = (
-        "source_name", "rel_type", "target_name", "review_link", "status", "confidence",
-        "origin", "provider", "created_at", "reviewed_by",
+        "source_name", "rel_type", "target_name", "evidence", "review_link", "status",
+        "confidence", "origin", "provider", "created_at", "reviewed_by",
     )  # fmt: skip
-    search_fields = ("source_name", "target_name", "rel_type", "review_note")
+    search_fields = ("source_name", "target_name", "rel_type", "evidence", "review_note")
 
 
 class VisibleEntityIdWidget(ForeignKeyRawIdWidget):

@@ -253,6 +253,8 @@ class EdgeCandidate(Candidate):
     source_name = models.CharField(max_length=255)
     target_name = models.CharField(max_length=255)
     rel_type = models.CharField(max_length=64)
+    # The sentence that states the relation, verbatim, so a moderator decides in one glance.
+    evidence = models.TextField(blank=True, default="", validators=[no_nul])
     data = models.JSONField(default=dict, blank=True, validators=[no_nul])
     promoted = models.ForeignKey(
         Edge, null=True, blank=True, on_delete=models.SET_NULL, related_name="candidates"

@@ -73,7 +73,7 @@ KNOWN_TYPES = _table(
             "rundeck,consul-template,velero,restic,borg,borgbackup,rclone,rsync,cron,systemd,"
             "supervisor,pm2,gunicorn,uvicorn,puma,unicorn,tomcat,jetty,sonarqube,snyk,trivy,"
             "proton,steamcmd,wireshark,tcpdump,jq,curl,wget,htop,ncdu,tailscale,headscale,"
-            "zerotier,openvpn,keycloak,authentik,dex,spark ui,metabase,superset,redash,looker,"
+            "zerotier,openvpn,keycloak,authentik,dex,spark ui,metabase,superset,redash,"
             "tableau,power bi,great_expectations,label studio,cvat,openrefine,"
             "j-link,openocd,platformio,esphome,node-red,zigbee2mqtt,mosquitto"
         ),
@@ -119,6 +119,8 @@ AMBIGUOUS_LOWER = {
     "neon", "pi", "bash", "fish", "cron", "vault", "apache", "lambda", "ses", "b2", "r2",
     "rest", "rag", "raft", "uv", "black", "cargo", "plex", "tiled", "cura", "dex", "segment",
     "prism", "moment", "zod", "rq", "bun", "deno", "trio", "jax", "dagger", "hilt",
-    "koin", "gin", "viper", "cobra", "diesel", "looker", "tableau", "zoom", "ollama",
-    "android", "windows", "unity", "supervisor", "puma", "unicorn", "hugo", "git", "pip",
+    "koin", "gin", "viper", "cobra", "diesel", "tableau", "zoom", "ollama",
+    "windows", "unity", "supervisor", "puma", "unicorn", "hugo", "spring", "mocha", "notion",
+    "railway", "chef", "puppet", "packer", "helm", "jest", "consul", "loki", "expo",
+    "remix", "phaser", "flask", "bootstrap", "arduino", "lora", "x86",
 }  # fmt: skip

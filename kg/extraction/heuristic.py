@@ -24,7 +24,7 @@ from kg.extraction.lexicon import (
     VerbPattern,
 )
 from kg.extraction.names import FILE_NAME as _FILE_NAME
-from kg.extraction.names import clean, known_lower, known_type, name_like
+from kg.extraction.names import KIND_NOUNS, clean, known_lower, known_type, name_like
 from kg.extraction.phrases import (
     RELATIVE,
     Sentence,
@@ -188,6 +188,7 @@ class HeuristicExtractor:
     ) -> None:
         toks = sent.toks
         self._from_to(sent, names, edges, state)
+        self._copula(sent, names, edges, state)
         last_object = state.last_object
         subjects: list[str] = []
         clause_start = 0  # where the last verb's objects ended: no subject reaches past it
@@ -275,6 +276,47 @@ class HeuristicExtractor:
         if pattern.reverse or pattern.two_objects or state.topic is None:
             return []
         return [state.topic]
+
+    def _copula(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "Checkout is a Rails app, which ...", "It's a Laravel app": the name before "is a" is
+        what "which" and "it" refer to, and a known framework or language before a kind noun is
+        what it is built with."""
+        toks = sent.toks
+        for k in range(1, len(toks) - 1):
+            if toks[k].low not in ("is", "'s", "are") or toks[k + 1].low not in ("a", "an"):
+                continue
+            before = sent.phrase_before(k)
+            if before is not None and before[1] == k:
+                subject = self._name(sent, before, names)
+                if clean(names[subject]) is None:
+                    return
+            elif (
+                k > 0 and toks[k - 1].low in ("it", "it's") and (state.last_subject or state.topic)
+            ):
+                subject = state.last_subject or state.topic or ""
+            else:
+                return
+            if state.topic is None and _strong(names.get(subject, "")):
+                state.topic = subject
+            state.last_object = subject
+            span = sent.phrase_after(k + 2)
+            if span is None:
+                return
+            words = sent.span(*span).split()
+            head_kind = words[-1].lower() in KIND_NOUNS or words[-1].lower() in HEAD_TYPES
+            tech = next((w for w in words[:-1] if known_type(w) in ("library", "technology")), None)
+            if head_kind and tech is not None:
+                key = tech.lower()
+                names.setdefault(key, tech)
+                self._edge(edges, subject, key, "built_with")
+                state.evidence.setdefault((subject, key), state.sentence)
+            return
 
     def _from_to(
         self,
@@ -513,7 +555,7 @@ def _looks_like_person(name: str) -> bool:
 
 
 _PERSON_CUE = (
-    r"(?:\b(?:by|thanks(?: to)?|asked|ask|told|pinged|cc|with|from|and)\s+{0}\b"
+    r"(?:\b(?:by|thanks(?: to)?|asked|ask|told|pinged|cc)\s+{0}\b"
     r"|\b{0}(?:'s|\u2019s)?\s+(?:did|does|said|says|asked|wrote|reviewed|merged|fixed|owns|manages"
     r"|leads|maintains|is|was|joined|left|suggested|pointed|paired|took|handles|runs|set|built"
     r"|moved|wants|will|has|had|on)\b)"
@@ -562,4 +604,6 @@ def _type_of(name: str) -> str:
         return "service"
     if is_technical(name):
         return "technology"
-    return "concept"
+    if name.islower() and " " in name:
+        return "component"  # "the report builder"
+    return "project"

@@ -161,6 +161,8 @@ def _build() -> list[VerbPattern]:
         patterns.append(VerbPattern((aux, "deployed", "to"), "deploys_to"))
         patterns.append(VerbPattern((aux, "deployed", "on"), "runs_on"))
         patterns.append(VerbPattern((aux, "replaced", "by"), "replaced_by"))
+        patterns.append(VerbPattern((aux, "used", "for"), "uses", reverse=True))
+        patterns.append(VerbPattern((aux, "used", "in"), "uses", reverse=True))
         patterns.append(VerbPattern((aux, "superseded", "by"), "replaced_by"))
         for past, rel in (
             ("used", "uses"),

@@ -25,7 +25,7 @@ KIND_NOUNS = {
     "minis", "mini", "dashboard", "code", "config", "port",
     "bindings", "wrapper", "tables", "schema", "runtime", "codebase", "account",
 }  # fmt: skip
-KNOWN_KIND_NOUNS = {"service", "server", "backend", "frontend", "engine", "page", "site", "gateway"}
+KNOWN_KIND_NOUNS = {"service", "server", "backend", "frontend", "engine", "page", "site"}
 # Words that make a phrase an event or a quantity, not a thing.
 EVENT_WORDS = {
     "upgrade", "upgrades", "migration", "run", "runs", "bump", "fix", "fixes",
@@ -105,6 +105,8 @@ def refused(name: str) -> bool:
         return True
     if words[0] in NUMBER_WORDS or (_QUANTITY.fullmatch(words[0]) and len(words) > 1):
         return True
+    if re.search(r"#\d|\b[A-Z]{2,}-\d+\b", name) or words[0] in ("pr", "issue", "ticket"):
+        return True  # "PR #412", "OPS-2291"
     if any(w in EVENT_WORDS for w in words) or words[-1] in ("release", "releases"):
         return True
     if len(words) == 1 and re.fullmatch(r"[a-z]+(?:ed|ing)", low) and not known_lower(low):
@@ -124,6 +126,8 @@ def clean(surface: str) -> str | None:
         len(words) > 1
         and re.fullmatch(r"[A-Z][a-z]+(?:ed|ing)", words[0])
         and words[0].lower() not in KNOWN_TYPES
+        and not _generic(" ".join(words[1:]))
+        and words[1][:1].isupper()
     ):
         words = words[1:]
     # Judging adjectives are not part of a name: "the flaky integration tests".

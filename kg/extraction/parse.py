@@ -90,6 +90,11 @@ def _snake(relation: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", relation.strip().lower()).strip("_") or "related_to"
 
 
+def _evidence(value: Any) -> str:
+    """The model's evidence sentence, one line, bounded; anything not a string is none."""
+    return " ".join(value.split())[:2000] if isinstance(value, str) else ""
+
+
 def parse_extraction(
     raw: str, *, default_entity_conf: float = 0.8, default_edge_conf: float = 0.7
 ) -> tuple[list[ExtractedEntity], list[ExtractedEdge], int]:
@@ -129,6 +134,12 @@ def parse_extraction(
         rel = _snake(item["relation"])
         edges.setdefault(
             (src.lower(), dst.lower(), rel),
-            ExtractedEdge(src, dst, rel, float(item.get("confidence", default_edge_conf))),
+            ExtractedEdge(
+                src,
+                dst,
+                rel,
+                float(item.get("confidence", default_edge_conf)),
+                evidence=_evidence(item.get("evidence")),
+            ),
         )
     return list(entities.values()), list(edges.values()), dropped

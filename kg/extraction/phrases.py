@@ -89,8 +89,20 @@ def tokenize(text: str) -> list[list[Tok]]:
     for line_match in re.finditer(r"[^\n]+", text):
         line, offset = line_match.group(), line_match.start()
         current: list[Tok] = []
+        outer: list[list[Tok]] = []  # the sentences a parenthesis interrupted
         for m in _TOKEN.finditer(line):
             word = m.group()
+            if word == "(":
+                # "Sidekiq (background jobs) and Postgres": the aside is a sentence of its own
+                # and the sentence around it goes on after it.
+                outer.append(current)
+                current = []
+                continue
+            if word == ")" and outer:
+                if current:
+                    sentences.append(current)
+                current = outer.pop()
+                continue
             if word in _SENTENCE_END:
                 if current:
                     sentences.append(current)
@@ -101,8 +113,9 @@ def tokenize(text: str) -> list[list[Tok]]:
             while word.endswith(".") and len(word) > 1:
                 word, end = word[:-1], end - 1
             current.append(Tok(word, offset + m.start(), offset + end, not current))
-        if current:
-            sentences.append(current)
+        for part in (*outer, current):
+            if part:
+                sentences.append(part)
     return sentences
 
 

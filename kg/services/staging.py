@@ -187,6 +187,7 @@ def _edge_candidates(
                 target_name=dst,
                 rel_type=rel,
                 confidence=edge.confidence,
+                evidence=edge.evidence.replace("\x00", "")[:2000],
                 **common,
             )
         )
