@@ -145,7 +145,10 @@ class HeuristicExtractor:
                 final_types.setdefault(cleaned.lower(), types[key])
             if owner and (owned := clean(owner)) is not None:
                 final.setdefault(owned.lower(), owned)
-                rel = "owns" if _looks_like_person(owned) else "part_of"
+                person = _looks_like_person(owned) and re.search(
+                    _PERSON_CUE.format(re.escape(owned)), text
+                )
+                rel = "owns" if person else "part_of"
                 pair = (
                     (owned.lower(), cleaned.lower())
                     if rel == "owns"
@@ -269,6 +272,8 @@ class HeuristicExtractor:
             for key in subjects
             if key and (key in state.explicit or clean(names.get(key, key)) is not None)
         ]
+        if state.topic and kept and all(k in HEAD_TYPES and k not in state.explicit for k in kept):
+            kept = []  # "The frontend is served by Caddy": the README's project is
         if kept:
             if state.topic is None and len(kept) == 1 and _strong(names.get(kept[0], "")):
                 state.topic = kept[0]

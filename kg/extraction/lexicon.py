@@ -114,6 +114,8 @@ _PARTICLE: list[tuple[str, str, str]] = [
     ("authenticate authenticates authenticated", "against", "authenticates_with"),
     ("authenticate authenticates authenticated", "with", "authenticates_with"),
     ("written", "in", "built_with"),
+    ("send sends sent", "through", "uses"),
+    ("send sends sent", "via", "uses"),
     ("built", "with", "built_with"),
     ("built", "on", "built_with"),
     ("made", "with", "uses"),

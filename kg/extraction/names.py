@@ -60,6 +60,7 @@ FILE_NAME = re.compile(
     r"lua|gd|rb|php|sh|csv|parquet|lock|conf|env|sql|ipynb|xml|html|css|tf|dockerfile)$",
     re.IGNORECASE,
 )
+_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:h|m|s|ms|k|x|gb|mb|tb|kb|%|am|pm|mm/s|s/s)", re.I)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*\+?", re.IGNORECASE)
 _QUANTITY = re.compile(r"\d[\d,.]*(?:[a-zA-Z%]{0,3}|-\w+)")
 
@@ -107,6 +108,8 @@ def refused(name: str) -> bool:
         return True
     if re.search(r"#\d|\b[A-Z]{2,}-\d+\b", name) or words[0] in ("pr", "issue", "ticket"):
         return True  # "PR #412", "OPS-2291"
+    if any(_MEASURE.fullmatch(w) for w in words):
+        return True  # "took 4h", "10k rows", "3x faster"
     if any(w in EVENT_WORDS for w in words) or words[-1] in ("release", "releases"):
         return True
     if len(words) == 1 and re.fullmatch(r"[a-z]+(?:ed|ing)", low) and not known_lower(low):

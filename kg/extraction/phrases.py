@@ -48,6 +48,10 @@ ADVERBS_AUX = {
     "even", "longer", "heavily", "directly",
 }  # fmt: skip
 _MAX_NAME_TOKENS = 5
+_GAP_STOPS = {
+    "and", "or", "but", "to", "from", "in", "on", "with", "by", "of", "for", "into", "at",
+    "is", "are", "was", "were", "not", "no", "which", "that", "who", "it", "they", "we", "i",
+}  # fmt: skip
 _GAP = 2  # words allowed between a verb and its preposition ("reads logs from")
 
 
@@ -205,8 +209,10 @@ class Sentence:
             for k in range(end, min(end + _GAP + 1, len(toks))):
                 if toks[k].low == pattern.particle:
                     return pattern, end, k
-                if not name_word(toks[k]) and not determiner(toks[k]):
-                    break
+                if toks[k].low in _GAP_STOPS or not (
+                    name_word(toks[k]) or determiner(toks[k]) or toks[k].text.isalpha()
+                ):
+                    break  # "stores notes in" reads on; "uses X and writes to" does not
         return None
 
     def verb_within(self, i: int) -> bool:
