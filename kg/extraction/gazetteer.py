@@ -30,7 +30,7 @@ KNOWN_TYPES = _table(
             "pi,thinkcentre,zephyr,freertos,bluetooth,ble,zigbee,gtfs,onnx,llama,mistral,bert,"
             "gpt-4,whisper,xgboost,lightgbm,hdf5,netcdf,zarr,arrow,lxc,kvm,qemu,swd,jtag,"
             "wireguard,ipv6,s3 api,nvme,zfs,btrfs,ext4,hadoop,spark,flink,beam,trino,presto,"
-            "snowflake,bigquery,redshift,dynamodb,cosmos db,firestore,etcd,consul,zookeeper"
+            "etcd,consul,zookeeper"
         ),
         "library": (
             "django,flask,fastapi,rails,laravel,spring,spring boot,express,react,vue,svelte,"
@@ -39,32 +39,32 @@ KNOWN_TYPES = _table(
             "transformers,polars,pyarrow,dask,xarray,statsmodels,sqlalchemy,alembic,pydantic,"
             "celery,kombu,httpx,aiohttp,requests,urllib3,asyncio,trio,psycopg,psycopg2,libpq,"
             "redis-py,boto3,retrofit,okhttp,room,workmanager,jetpack compose,swiftui,uikit,"
-            "flutter,riverpod,react native,expo,apollo server,apollo client,graphql-yoga,"
+            "riverpod,react native,expo,apollo server,apollo client,graphql-yoga,"
             "prisma,typeorm,sequelize,mongoose,hibernate,junit,pytest,jest,vitest,mocha,"
             "opentelemetry,sentry sdk,chi,gin,echo,fiber,actix,axum,tokio,serde,rayon,bevy,"
-            "love2d,pygame,phaser,three.js,d3,leaflet,folium,mapbox gl,pillow,opencv,librosa,"
+            "pygame,phaser,three.js,d3,leaflet,folium,mapbox gl,pillow,opencv,librosa,"
             "huggingface transformers,langchain,llamaindex,spacy,nltk,gensim,fmod,sdwebimage,"
-            "nuke,alamofire,kingfisher,ktor,koin,dagger,hilt,pandera,great expectations,dbt,"
+            "nuke,alamofire,kingfisher,ktor,koin,dagger,hilt,pandera,great expectations,"
             "markdown-it-py,mistune,pygments,highlight.js,prism,lodash,moment,date-fns,zod,"
             "memchr,encoding_rs,clap,rapier,cpal,sqlx,diesel,gorm,cobra,viper,numba,cython,"
-            "pybind11,f2py,lazy.nvim,bump.lua,sidekiq,resque,hangfire,bullmq,rq,dramatiq,"
+            "pybind11,bump.lua,sidekiq,resque,hangfire,bullmq,rq,dramatiq,"
             "electron,tauri,qt,gtk,wxwidgets,imgui,sdl,sdl2,raylib,monogame,xna,torchvision"
         ),
         "tool": (
             "git,github actions,gitlab ci,jenkins,circleci,travis ci,buildkite,argo cd,argocd,"
             "flux,terraform,opentofu,pulumi,ansible,chef,puppet,saltstack,packer,vagrant,"
-            "docker,docker compose,podman,helm,kustomize,kubectl,k9s,prometheus,grafana,loki,"
-            "tempo,jaeger,zipkin,alertmanager,thanos,mimir,victoriametrics,kibana,logstash,"
+            "docker,docker compose,podman,helm,kustomize,kubectl,k9s,prometheus,grafana,"
+            "jaeger,zipkin,alertmanager,thanos,kibana,logstash,"
             "fluentd,fluent bit,vector,telegraf,nagios,zabbix,uptime kuma,pagerduty,opsgenie,"
-            "nginx,caddy,traefik,haproxy,envoy,apache,varnish,vault,consul template,"
+            "vault,consul template,"
             "cert-manager,ingress-nginx,external secrets operator,istio,linkerd,cilium,calico,"
             "airflow,dagster,prefect,luigi,temporal,mlflow,wandb,weights & biases,dvc,"
             "tensorboard,jupyter,jupyterlab,vs code,vim,neovim,emacs,helix,tmux,zsh,bash,fish,"
             "ripgrep,fzf,make,cmake,bazel,gradle,maven,webpack,esbuild,vite,rollup,parcel,"
             "babel,npm,yarn,pnpm,pip,poetry,uv,conda,cargo,homebrew,nix,gnu stow,stow,"
             "kicad,freecad,blender,inkscape,gimp,aseprite,krita,ldtk,tiled,xcode,android studio,"
-            "fastlane,codemagic,bitrise,jellyfin,plex,nextcloud,syncthing,home assistant,"
-            "pi-hole,proxmox,proxmox backup server,truenas,unraid,portainer,gitea,forgejo,"
+            "fastlane,bitrise,jellyfin,plex,nextcloud,syncthing,home assistant,"
+            "pi-hole,proxmox backup server,truenas,unraid,portainer,gitea,forgejo,"
             "paperless-ngx,immich,octoprint,klipper,cura,prusaslicer,obsidian,logseq,notion,"
             "hugo,jekyll,nikola,eleventy,gatsby,mkdocs,mkdocs-material,sphinx,docusaurus,"
             "lighthouse,playwright,cypress,selenium,puppeteer,k6,locust,jmeter,flower,"
@@ -75,7 +75,7 @@ KNOWN_TYPES = _table(
             "proton,steamcmd,wireshark,tcpdump,jq,curl,wget,htop,ncdu,tailscale,headscale,"
             "zerotier,openvpn,keycloak,authentik,dex,spark ui,metabase,superset,redash,"
             "tableau,power bi,great_expectations,label studio,cvat,openrefine,"
-            "j-link,openocd,platformio,esphome,node-red,zigbee2mqtt,mosquitto"
+            "j-link,openocd,platformio,esphome,node-red,zigbee2mqtt"
         ),
         "service": (
             "s3,amazon s3,aws,aws lambda,lambda,ec2,ecs,eks,fargate,sqs,sns,kinesis,rds,aurora,"
@@ -108,6 +108,13 @@ KNOWN_TYPES = _table(
         ),
     }
 )
+for _kind, _names in {
+    "technology": "nginx,caddy,traefik,haproxy,envoy,apache,varnish,loki,tempo,mimir,victoriametrics,mosquitto,proxmox,flutter,love2d",
+    "service": "snowflake,bigquery,redshift,dynamodb,cosmos db,firestore,codemagic",
+    "tool": "dbt,f2py,lazy.nvim,agp",
+}.items():
+    for _name in _names.split(","):
+        KNOWN_TYPES[_name] = _kind
 # LoRA the radio and LoRA the fine-tuning method share a spelling; context decides elsewhere.
 KNOWN_TYPES["lora"] = "technology"
 

@@ -39,7 +39,7 @@ from kg.extraction.phrases import (
 )
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
 
-_HEADING = re.compile(r"\A\s*#\s+([\w.\-]+)\s*$", re.MULTILINE)
+_HEADING = re.compile(r"\A\s*#\s+([\w.\-]+(?: [\w.\-]+){0,3})\s*$", re.MULTILINE)
 AUX = {"is", "are", "was", "were"}
 # A version written right after a name is part of it: "PostgreSQL 16", "Python 3.9+", "Mistral 7B".
 _VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)*\+?|\d+[bB]|LTS", re.IGNORECASE)
@@ -137,13 +137,15 @@ class HeuristicExtractor:
                 cleaned = surface  # "web -> api -> db": the writer drew these as nodes
             if cleaned is not None and key not in relational and not _strong(cleaned):
                 cleaned = None
+            if cleaned is not None and key not in explicit and _identifier(cleaned, text):
+                cleaned = None  # "sync_tasks", "max_connections", "$EDITOR": code, not a thing
             mapping[key] = cleaned.lower() if cleaned else None
             if cleaned is None:
                 continue
             final.setdefault(cleaned.lower(), cleaned)
             if key in types and cleaned.lower() == key:
                 final_types.setdefault(cleaned.lower(), types[key])
-            if owner and (owned := clean(owner)) is not None:
+            if owner and (owned := clean(owner)) is not None and not _bare(owned):
                 final.setdefault(owned.lower(), owned)
                 person = _looks_like_person(owned) and re.search(
                     _PERSON_CUE.format(re.escape(owned)), text
@@ -272,7 +274,11 @@ class HeuristicExtractor:
             for key in subjects
             if key and (key in state.explicit or clean(names.get(key, key)) is not None)
         ]
-        if state.topic and kept and all(k in HEAD_TYPES and k not in state.explicit for k in kept):
+        if (
+            state.topic
+            and kept
+            and all(_bare(names.get(k, k)) and k not in state.explicit for k in kept)
+        ):
             kept = []  # "The frontend is served by Caddy": the README's project is
         if kept:
             if state.topic is None and len(kept) == 1 and _strong(names.get(kept[0], "")):
@@ -309,6 +315,8 @@ class HeuristicExtractor:
                 return
             if state.topic is None and _strong(names.get(subject, "")):
                 state.topic = subject
+            if state.topic and _bare(names.get(subject, subject)):
+                subject = state.topic  # "The frontend is a small Svelte app": the project's
             state.last_object = subject
             span = sent.phrase_after(k + 2)
             if span is None:
@@ -478,10 +486,6 @@ class HeuristicExtractor:
             and _looks_like_person(names[src])
         ):
             types[src] = "person"  # "Noor is part of the Trust & Safety team"
-        for key in (src, dst):
-            # A capitalised name used, called or read from by something is a technology.
-            if names[key][:1].isupper() and names[key].lower().split()[-1] not in HEAD_TYPES:
-                types.setdefault(key, "technology")
 
     def _standalone(self, sent: Sentence, names: dict[str, str], types: dict[str, str]) -> None:
         """Names outside relations, by spelling only: technical tokens anywhere, capitalised
@@ -544,6 +548,22 @@ def _possessive(surface: str) -> tuple[str | None, str]:
     return None, text.removesuffix("'s")
 
 
+def _bare(surface: str) -> bool:
+    """A bare common noun: "frontend", "payments", "lab" (not "nginx", "web-api", "S3")."""
+    return surface.islower() and (
+        surface in HEAD_TYPES or (surface.isalpha() and known_type(surface) is None)
+    )
+
+
+def _identifier(name: str, text: str) -> bool:
+    """A snake_case word that is no table, or a name written as a shell variable."""
+    if re.search(r"\$\{?" + re.escape(name) + r"\b", text):
+        return True
+    if " " in name or "_" not in name or "." in name or known_type(name) is not None:
+        return False
+    return _context_type(name, text) is None
+
+
 def _strong(name: str) -> bool:
     """A name outside any relation must look like one by its spelling."""
     return any(name_like(w) for w in name.split())
@@ -560,16 +580,44 @@ def _looks_like_person(name: str) -> bool:
 
 
 _PERSON_CUE = (
-    r"(?:\b(?:by|thanks(?: to)?|asked|ask|told|pinged|cc)\s+{0}\b"
-    r"|\b{0}(?:'s|\u2019s)?\s+(?:did|does|said|says|asked|wrote|reviewed|merged|fixed|owns|manages"
-    r"|leads|maintains|is|was|joined|left|suggested|pointed|paired|took|handles|runs|set|built"
-    r"|moved|wants|will|has|had|on)\b)"
+    r"(?:\b(?i:by|thanks(?: to)?|thanked|asked|ask|told|pinged|cc|merged|walked|paired with"
+    r"|handed (?:it )?to|escalations go to|owner is|maintainer is)\s+{0}\b"
+    r"|\b{0}(?:'s|\u2019s)?\s+(?:did|does|said|says|asked|wrote|reviewed|merged|fixed|owns"
+    r"|manages|leads|maintains|joined|left|suggested|pointed|paired|took|handles|added|noticed"
+    r"|found|spotted|reported|helped|approved|shipped|rewrote|thinks|wants|will|has|had"
+    r"|change|patch|review|PR|team)\b"
+    r"|\b{0}\s*(?:,\s*who\b|\(@))"
 )
 _ORG_HEADS = {
     "collective", "labs", "lab", "inc", "ltd", "gmbh", "corp", "foundation", "institute",
     "university", "cloud", "software", "systems", "technologies", "studios", "studio",
 }  # fmt: skip
 _TEAM_HEADS = {"guild", "eng", "team", "squad", "crew", "chapter", "guild's", "ops", "devrel"}
+
+
+_DATASET_NOUNS = r"topics?|tables?|queues?|buckets?|streams?|datasets?|corpus|index|views?"
+_HOST_NOUNS = r"hosts?|clusters?|nodes?|boxe?s?|servers?|instances?|vms?|machines?|racks?"
+_TABLE_PREFIX = re.compile(r"(?:fct|dim|stg|raw|int|agg|tbl)_\w+|\w+_(?:events|logs|raw|daily)")
+_HOSTNAME = re.compile(r"[a-z]+(?:-[a-z0-9]+)*-\d+[a-z]?")
+
+
+def _context_type(name: str, text: str) -> str | None:
+    """Hosts and clusters are components, tables, topics, queues and buckets are datasets,
+    by the noun written next to the name or by its spelling ("prod-eu-1", "fct_orders")."""
+    quoted = r"[`'\"]?" + re.escape(name) + r"[`'\"]?"
+    if re.search(
+        rf"(?i:\b(?:{_DATASET_NOUNS}))\s+{quoted}|{quoted}\s+(?i:(?:{_DATASET_NOUNS})\b)", text
+    ):
+        return "dataset"
+    if re.search(rf"(?i:\b(?:{_HOST_NOUNS}))\s+{quoted}|{quoted}\s+(?i:(?:{_HOST_NOUNS})\b)", text):
+        return "component" if not known_type(name) else None
+    if _TABLE_PREFIX.fullmatch(name) or re.fullmatch(
+        r"[a-z]+(?:[._-][a-z]+)*\.(?:raw|clean|v\d)", name
+    ):
+        return "dataset"
+    if _HOSTNAME.fullmatch(name):
+        return "component"
+    return None
 
 
 def _type(name: str, hinted: str | None, text: str) -> str:
@@ -582,6 +630,8 @@ def _type(name: str, hinted: str | None, text: str) -> str:
         return known
     if _FILE_NAME.fullmatch(name):
         return "file"
+    if (context := _context_type(name, text)) is not None:
+        return context
     words = name.lower().split()
     if words[-1] in _TEAM_HEADS or (len(words) == 1 and name in ("DevRel", "SRE", "Platform")):
         return "team"
