@@ -45,7 +45,7 @@ AUX = {"is", "are", "was", "were"}
 _VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)*\+?|\d+[bB]|LTS", re.IGNORECASE)
 MIGRATION_VERBS = {
     "moved", "move", "moving", "migrated", "migrate", "migrating", "switched", "switch",
-    "switching", "ported", "port", "porting", "went", "transitioned", "converted",
+    "switching", "ported", "port", "porting", "went", "transitioned", "converted", "cut",
 }  # fmt: skip
 
 
@@ -204,6 +204,9 @@ class HeuristicExtractor:
                 i += 1
                 continue
             pattern, after, particle = found
+            if toks[i].low in ("called", "named") and i > 0 and name_word(toks[i - 1]):
+                i = self._naming(sent, i, names, edges, state)
+                continue
             # "the export worker also depends on", "should use", "doesn't use": the subject
             # sits before a few adverbs and auxiliaries.
             k = i
@@ -235,9 +238,18 @@ class HeuristicExtractor:
                 subjects = [it] if toks[k - 1].low == "it" and it else []
             start = particle + 1 if particle is not None else after
             objects, i = self._objects(sent, start, pattern, names, last_object)
-            clause_start = i
+            clause_from, clause_start = clause_start, i
             if pattern.words[0] in ARROWS or "_" in pattern.words[0]:
                 state.explicit.update(k for k in (*subjects, *objects) if k)
+            own = before is not None and before[0] >= clause_from
+            if (
+                last_object
+                and any(t.low in ("which", "who") for t in toks[clause_from:k])
+                and (
+                    not own or not [x for x in subjects if x and clean(names.get(x, x)) is not None]
+                )
+            ):
+                subjects = [last_object]  # "Supabase, which handles auth and stores logs in"
             subjects = self._implied(subjects, names, state, pattern)
             if len(subjects) == 1 and subjects[0]:
                 state.last_subject = subjects[0]
@@ -300,6 +312,9 @@ class HeuristicExtractor:
         what it is built with."""
         toks = sent.toks
         for k in range(1, len(toks) - 1):
+            if toks[k].low in ("is", "are") and toks[k + 1].low not in ("a", "an", "not", "no"):
+                self._made_of(sent, k, names, edges, state)
+                continue
             if toks[k].low not in ("is", "'s", "are") or toks[k + 1].low not in ("a", "an"):
                 continue
             before = sent.phrase_before(k)
@@ -330,6 +345,76 @@ class HeuristicExtractor:
                 self._edge(edges, subject, key, "built_with")
                 state.evidence.setdefault((subject, key), state.sentence)
             return
+
+    def _made_of(
+        self,
+        sent: Sentence,
+        k: int,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "The engine is Unity 2022 LTS", "everything else is NumPy and SciPy": a part of the
+        passage's project that *is* a known language, framework or engine means the project is
+        built with it. Only with a topic, and only when the subject is not itself a name."""
+        if state.topic is None:
+            return
+        toks = sent.toks
+        before = sent.phrase_before(k)
+        said = clean(sent.span(*before)) if before is not None else None
+        if said is not None and _strong(said):
+            return  # "Redis is ...": a statement about a name, not about the project's parts
+        j = k + 1
+        found: list[str] = []
+        while j < len(toks):
+            span = sent.phrase_after(j)
+            if span is None:
+                break
+            surface = clean(sent.span(*span))
+            if surface is None or _type(surface, None, "") not in ("library", "technology"):
+                break
+            if known_type(surface) is None and known_type(surface.split()[0]) is None:
+                break
+            key = self._name(sent, span, names)
+            found.append(key)
+            j = span[1]
+            if j < len(toks) and toks[j].low in ("and", ",", "+"):
+                j += 1
+                continue
+            break
+        for key in found:
+            self._edge(edges, state.topic, key, "built_with")
+            state.evidence.setdefault((state.topic, key), state.sentence)
+
+    def _naming(
+        self,
+        sent: Sentence,
+        i: int,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> int:
+        """ "a small Rust crate called fathom-csv": "called" names, it does not call. The name
+        is what the passage is about; a known language or framework before the kind noun is
+        what it is built with."""
+        span = sent.phrase_after(i + 1)
+        if span is None:
+            return i + 1
+        named = self._name(sent, span, names)
+        if clean(names[named]) is None:
+            return span[1]
+        state.topic = state.topic or named
+        state.last_subject = state.last_object = named
+        before = sent.phrase_before(i)
+        if before is not None:
+            words = sent.span(*before).split()
+            tech = next((w for w in words[:-1] if known_type(w) in ("library", "technology")), None)
+            if tech is not None and words[-1].lower() in KIND_NOUNS | set(HEAD_TYPES):
+                key = tech.lower()
+                names.setdefault(key, tech)
+                self._edge(edges, named, key, "built_with")
+                state.evidence.setdefault((named, key), state.sentence)
+        return max(span[1], i + 1)
 
     def _from_to(
         self,
