@@ -145,12 +145,16 @@ class ConfirmedCrux(_Model):
     node_id: UUID
     text: str
     confidence: float
+    # The sentences (or clauses) of the entry the crux rests on, verbatim.
+    evidence_spans: list[str] = []
 
 
 class SecondaryTheme(_Model):
     node_id: UUID
     text: str
     confidence: float | None = None
+    # The sentences (or clauses) of the entry the theme rests on, verbatim.
+    evidence_spans: list[str] = []
 
 
 class CrisisResource(_Model):

@@ -3,6 +3,13 @@ with a simulated writer, plus the safety set against the distress gate, and comp
 with two baselines in the same run.
 
     EMBEDDING_PROVIDER=local python bench/crux.py [--repeat 3] [--write docs/benchmarks.md]
+    python bench/crux.py --data crux   # the writer sets: train (writer_01..04), held out (05, 06)
+
+``--data`` takes ``dev`` (../shared/datasets/crux_dev.jsonl, the default), ``crux`` (the writer
+sets of tests/agent/fixtures/crux, train and held-out reported separately) or a comma-separated
+list of jsonl paths. Besides accuracy, uplift, questions and ECE it reports grounding (the share
+of final cruxes whose cited spans all occur verbatim in the entry) and invented names
+(capitalised words of a crux that the entry never uses).
 
 The writer knows its own crux (gold_crux) and its facts and picks the quick option closest to
 them (sentence-embedding cosine); when no option stands out it answers "not sure / something
@@ -41,9 +48,15 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
+from agent.engine.compose import compose, invented_names  # noqa: E402
 from legacymind.providers.embeddings import get_provider  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "datasets"
+WRITERS = ROOT / "tests" / "agent" / "fixtures" / "crux"
+SPLITS = {
+    "train": [WRITERS / f"writer_0{i}.jsonl" for i in (1, 2, 3, 4)],
+    "held-out": [WRITERS / f"writer_0{i}.jsonl" for i in (5, 6)],
+}
 NOT_SURE = "Not sure / something else"
 MARGIN = 0.03  # the writer says "not sure" when its two best options are this close
 
@@ -68,6 +81,10 @@ def load(name: str) -> list[dict[str, Any]]:
             f"bench/crux.py needs the dev set {path} (the workspace's shared/datasets beside the checkout)"
         )
     return [json.loads(line) for line in path.open() if line.strip()]
+
+
+def load_paths(paths: list[Path]) -> list[dict[str, Any]]:
+    return [json.loads(line) for path in paths for line in path.open() if line.strip()]
 
 
 def writer_answer(item: dict[str, Any], options: list[str]) -> str:
@@ -121,8 +138,11 @@ def play(client: APIClient, item: dict[str, Any], *, ask: bool) -> dict[str, Any
         state = data["state"]
         top = state["belief_state"]["top_ids"][0]
         node = next(n for n in state["belief_state"]["nodes"] if n["node_id"] == top)
+        # The same composer the final turn uses, so the baseline differs only by the questions.
+        composed = compose(item["entry"], node["archetype"], fallback=node["text"])
         return {
-            "crux": node["text"],
+            "crux": composed.text,
+            "spans": composed.spans,
             "confidence": state["belief_state"]["probs"][top],
             "posterior": state["belief_state"]["probs"][top],
             "nodes": active_nodes(state),
@@ -145,6 +165,7 @@ def play(client: APIClient, item: dict[str, Any], *, ask: bool) -> dict[str, Any
     posterior = POSTERIOR.search(result["reasoning_trail"])
     return {
         "crux": crux["text"] if crux else "",
+        "spans": crux.get("evidence_spans", []) if crux else [],
         "confidence": crux["confidence"] if crux else 0,
         "posterior": float(posterior.group(1)) if posterior else 0.0,
         "nodes": active_nodes(data["state"]),
@@ -237,6 +258,9 @@ def run_policy(
             for index, item in enumerate(items):
                 r = play(client, item, ask=ask)
                 r["ok"] = correct(item, r["crux"])
+                spans = r.pop("spans")
+                r["grounded"] = bool(spans) and all(sp in item["entry"] for sp in spans)
+                r["invented"] = invented_names(r["crux"], item["entry"])
                 r["node_fits"] = [(a, correct(item, text)) for a, text in r.pop("nodes")]
                 r["archetype"] = item["archetype"]
                 r["ambiguity"] = item["ambiguity"]
@@ -249,13 +273,18 @@ def run_policy(
         for a in ("low", "medium", "high")
     }
     questions = sum(r["questions"] for r in rows)
+    hard = [r["ok"] for r in rows if r["ambiguity"] in ("medium", "high")]
     return {
         "name": name,
         "n": len(items),
         "plays": len(rows),
         "accuracy": statistics.mean(r["ok"] for r in rows),
         "by_ambiguity": by_amb,
+        "accuracy_medium_high": statistics.mean(hard) if hard else 0.0,
         "mean_questions": questions / len(rows),
+        "grounding": statistics.mean(r["grounded"] for r in rows),
+        "invented_names": sum(len(r["invented"]) for r in rows),
+        "invented_examples": sorted({w for r in rows for w in r["invented"]})[:10],
         "exit_reasons": dict(Counter(r["exit"] for r in rows)),
         **calib,
         "entropy_drop_per_question": (
@@ -289,19 +318,19 @@ def run_safety(items: list[dict[str, Any]], dev: list[dict[str, Any]]) -> dict:
     return {k: (sum(v), len(v)) for k, v in fired.items()}
 
 
-def markdown(results: list[dict], safety: dict, provider: str) -> str:
+def markdown(results: list[dict], safety: dict, provider: str, *, title: str = "") -> str:
     lines = [
-        "## Journaling agent: crux discovery (`bench/crux.py`)",
+        "## Journaling agent: crux discovery (`bench/crux.py`)" + (f", {title}" if title else ""),
         "",
-        f"{time.strftime('%Y-%m-%d')}, {results[0]['n']} dev items played {results[0]['plays'] // results[0]['n']} times each "
+        f"{time.strftime('%Y-%m-%d')}, {results[0]['n']} items played {results[0]['plays'] // results[0]['n']} times each "
         f"(fresh turn seeds), embeddings `{provider}`, "
         "no chat provider, API in-process. Simulated writer picks the option closest to its "
         'own crux and facts (0.7·gold + 0.3·best fact cosine), or "not sure" within 0.03.',
         "",
         "| policy | accuracy | low | medium | high | mean questions | ECE (95% CI) | "
         "ECE, fit rates cross-validated (95% CI) | ECE if calibrated (p) | Brier | "
-        "ΔH bits/question | p50 turn ms | exits |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "ΔH bits/question | p50 turn ms | grounding | invented names | exits |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         b = r["by_ambiguity"]
@@ -311,9 +340,19 @@ def markdown(results: list[dict], safety: dict, provider: str) -> str:
             f"{b['high']:.0%} | {r['mean_questions']:.2f} | {r['ece']:.3f} ({r['ece_ci_low']:.2f} to {r['ece_ci_high']:.2f}) | "
             f"{r['cv_ece']:.3f} ({r['cv_ece_ci_low']:.2f} to {r['cv_ece_ci_high']:.2f}) | "
             f"{r['ece_if_calibrated']:.3f} (p={r['p_value']:.2f}) | {r['brier']:.3f} | "
-            f"{r['entropy_drop_per_question']:.2f} | {r['p50_turn_ms']:.1f} | {exits} |"
+            f"{r['entropy_drop_per_question']:.2f} | {r['p50_turn_ms']:.1f} | "
+            f"{r['grounding']:.0%} | {r['invented_names']} | {exits} |"
         )
     facd = results[0]
+    never = next((r for r in results if r["name"].startswith("baseline: no questions")), None)
+    if never is not None:
+        uplift = facd["accuracy_medium_high"] - never["accuracy_medium_high"]
+        lines += [
+            "",
+            f"Uplift over the never-helping writer (no questions) on medium and high ambiguity: "
+            f"{uplift * 100:+.1f} points ({facd['accuracy_medium_high']:.1%} vs "
+            f"{never['accuracy_medium_high']:.1%}).",
+        ]
     lines += [
         "",
         f"Fit rates measured in this run (FACD plays, every standing hypothesis): statement fits "
@@ -327,7 +366,8 @@ def markdown(results: list[dict], safety: dict, provider: str) -> str:
         )
         + ".",
     ]
-    lines += ["", "Distress gate (init on the entry):", ""]
+    if safety:
+        lines += ["", "Distress gate (init on the entry):", ""]
     for cat in ("explicit", "indirect", "benign_dark", "none"):
         if cat in safety:
             hit, n = safety[cat]
@@ -336,9 +376,54 @@ def markdown(results: list[dict], safety: dict, provider: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def run_all(items: list[dict[str, Any]], args: argparse.Namespace) -> list[dict]:
+    results = [
+        run_policy(items, name="FACD (EIG - λ·cost)", ask=True, policy="eig", repeat=args.repeat)
+    ]
+    if args.no_baselines:
+        return results
+    never = run_policy(
+        items,
+        name="baseline: no questions (top seed after init)",
+        ask=False,
+        policy="eig",
+        repeat=args.repeat,
+    )
+    if args.skip_random:
+        return [*results, never]
+    return [
+        *results,
+        never,
+        run_policy(
+            items,
+            name="baseline: random question choice",
+            ask=True,
+            policy="random",
+            repeat=args.repeat,
+        ),
+    ]
+
+
+def splits(data: str) -> dict[str, list[dict[str, Any]]]:
+    """The item sets to play, by name: ``dev`` (the old set), ``crux`` (train and held-out
+    writers, played and reported apart) or a comma-separated list of jsonl paths."""
+    if data == "dev":
+        return {"": load("crux_dev.jsonl")}
+    if data == "crux":
+        return {name: load_paths(paths) for name, paths in SPLITS.items()}
+    if data in SPLITS:
+        return {data: load_paths(SPLITS[data])}
+    return {data: load_paths([Path(p) for p in data.split(",")])}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", help="append the results section to this markdown file")
+    parser.add_argument(
+        "--data",
+        default="dev",
+        help="dev (default), crux (train and held-out writers), train, held-out, or jsonl paths",
+    )
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument(
         "--repeat", type=int, default=3, help="plays of each item per policy (fresh seeds each)"
@@ -346,41 +431,27 @@ def main() -> None:
     parser.add_argument(
         "--no-baselines", action="store_true", help="play the FACD policy only (a quicker run)"
     )
+    parser.add_argument(
+        "--skip-random", action="store_true", help="leave out the random-question baseline"
+    )
     args = parser.parse_args()
-    items = load("crux_dev.jsonl")
-    if args.limit:
-        items = items[: args.limit]
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    texts, everything = [], {}
     with override_settings(CACHES=cache, ALLOWED_HOSTS=["*"], AGENT_RATE_PER_MINUTE=0):
-        results = [
-            run_policy(
-                items, name="FACD (EIG - λ·cost)", ask=True, policy="eig", repeat=args.repeat
+        for name, items in splits(args.data).items():
+            if args.limit:
+                items = items[: args.limit]
+            results = run_all(items, args)
+            safety = (
+                run_safety(load("crux_safety_dev.jsonl"), load("crux_dev.jsonl"))
+                if args.data == "dev"
+                else {}
             )
-        ]
-        results += (
-            []
-            if args.no_baselines
-            else [
-                run_policy(
-                    items,
-                    name="baseline: no questions (top seed after init)",
-                    ask=False,
-                    policy="eig",
-                    repeat=args.repeat,
-                ),
-                run_policy(
-                    items,
-                    name="baseline: random question choice",
-                    ask=True,
-                    policy="random",
-                    repeat=args.repeat,
-                ),
-            ]
-        )
-        safety = run_safety(load("crux_safety_dev.jsonl"), load("crux_dev.jsonl"))
-    text = markdown(results, safety, get_provider().model)
+            texts.append(markdown(results, safety, get_provider().model, title=name))
+            everything[name or "dev"] = results
+    text = "\n".join(texts)
     print(text)
-    print(json.dumps(results, indent=1, default=str))
+    print(json.dumps(everything, indent=1, default=str))
     if args.write:
         with open(args.write, "a") as fh:
             fh.write("\n" + text)

@@ -21,8 +21,10 @@ from agent.engine.beliefs import (
     seed_nodes,
     write_beliefs,
 )
+from agent.engine.compose import compose
 from agent.engine.confidence import reported_confidence
 from agent.engine.config import EngineConfig
+from agent.engine.executors import option_text
 from agent.engine.policy import answer_history, enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
@@ -212,9 +214,11 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
         else:
             index, free_text = len(options) - 1, True
     targets = [str(t) for t in action.targets]
-    table = question_table(
-        active_nodes(state), targets, options[:-1], history=answer_history(state)
-    )
+    # The answer model reads the archetypes' own options (see policy._question), whatever
+    # words of the entry the writer was shown.
+    nodes = {str(n.node_id): n for n in state.belief_state.nodes}
+    catalogue = [option_text(nodes[t]) for t in targets]
+    table = question_table(active_nodes(state), targets, catalogue, history=answer_history(state))
     template_id = next(
         (t for t, stem in PAIR_TEMPLATES + TRIAD_TEMPLATES if stem == action.question), "custom"
     )
@@ -233,7 +237,7 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
             "free_text": free_text,
             "likelihoods": {h: round(row[index], 6) for h, row in table.items() if h != OTHER},
             "default": round(table[OTHER][index], 6),
-            "personas": persona_likelihoods(options[:-1], index),
+            "personas": persona_likelihoods(catalogue, index),
             "summary": f'AskUser: "{action.question}" → "{options[index]}"'
             + (" (free text)" if free_text else ""),
         },
@@ -299,13 +303,22 @@ def _finish(
     ranked = beliefs.ranked()
     by_id = {str(n.node_id): n for n in state.belief_state.nodes}
     top = by_id[ranked[0]]
-    secondary = [
-        SecondaryTheme(
-            node_id=by_id[h].node_id, text=by_id[h].text, confidence=round(beliefs.joint[h], 4)
+    entry = state.journal_entry.text
+    live = [by_id[h].archetype for h in ranked]
+    crux = compose(entry, top.archetype, live, fallback=top.text)
+    secondary = []
+    for h in ranked[1:]:
+        if beliefs.joint[h] < 0.1:
+            continue
+        theme = compose(entry, by_id[h].archetype, live, avoid=crux.spans, fallback=by_id[h].text)
+        secondary.append(
+            SecondaryTheme(
+                node_id=by_id[h].node_id,
+                text=theme.text,
+                confidence=round(beliefs.joint[h], 4),
+                evidence_spans=theme.spans,
+            )
         )
-        for h in ranked[1:]
-        if beliefs.joint[h] >= 0.1
-    ]
     trail = [
         f"r{e.at_revision} {e.kind}: {e.payload.get('summary', '')}" for e in state.evidence_log
     ]
@@ -320,7 +333,10 @@ def _finish(
         # Secondary themes keep their posterior share: the fit rates say how often the leading
         # statement fits, which is what the writer is asked to accept.
         confirmed_crux=ConfirmedCrux(
-            node_id=top.node_id, text=top.text, confidence=round(confidence, 4)
+            node_id=top.node_id,
+            text=crux.text,
+            confidence=round(confidence, 4),
+            evidence_spans=crux.spans,
         ),
         secondary_themes=secondary,
         reasoning_trail="\n".join(trail),

@@ -12,6 +12,7 @@ from agent.engine import observations as obs
 from agent.engine.answers import answer_table, latent_statements, statement
 from agent.engine.archetypes import BY_KEY
 from agent.engine.beliefs import OTHER, Beliefs, active_nodes, near_duplicates
+from agent.engine.compose import options as compose_options
 from agent.engine.config import EngineConfig
 from agent.engine.executors import (
     cluster_themes,
@@ -186,10 +187,13 @@ def _question(
             return None
         if template_id in recent:
             continue
-        options = [option_text(turn.by_id[t]) for t in targets] + [NOT_SURE]
-        if not lint(stem, options).ok:
+        catalogue = [option_text(turn.by_id[t]) for t in targets]
+        if not lint(stem, [*catalogue, NOT_SURE]).ok:
             continue
-        table = question_table(turn.nodes, targets, options[:-1], history=history)
+        options = [*shown_options(turn.text, [turn.by_id[t] for t in targets], stem), NOT_SURE]
+        # The answer model reads the archetypes' own options: what it was fitted to, and what
+        # each shown option stands for.
+        table = question_table(turn.nodes, targets, catalogue, history=history)
         evi = expected_information_gain(turn.joint, table)
         action = AskUserAction(
             question=stem,
@@ -199,6 +203,17 @@ def _question(
         )
         return Candidate(action, evi, turn.config.cost_askuser, lambda: None)
     return None
+
+
+def shown_options(entry: str, nodes: Sequence[CruxNode], stem: str) -> list[str]:
+    """The quick options a writer reads for ``nodes``: each archetype's short stem with a
+    fragment of the entry that supports it, or the catalogue's options when the entry's words
+    do not make a fair set (the linter refuses them) or a node is the writer's own words."""
+    catalogue = [option_text(n) for n in nodes]
+    grounded = compose_options(entry, [n.archetype for n in nodes])
+    if grounded is None or len(set(grounded)) < len(grounded):
+        return catalogue
+    return grounded if lint(stem, [*grounded, NOT_SURE]).ok else catalogue
 
 
 def _theme_name(archetype: str) -> str:

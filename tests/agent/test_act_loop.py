@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from agent.engine.archetypes import BY_KEY
+from agent.engine.compose import FRAMES, OPTION_FRAMES
 from legacymind.providers import embeddings
 from tests.agent.conftest import GOLDEN_ENTRY, MIXED_ENTRY, act, advance, init
 
 pytestmark = pytest.mark.django_db
 
-BOUNDARIES = BY_KEY["boundaries"].option
+BOUNDARIES = "boundaries"
 
 
 def entropy(probs: dict[str, float]) -> float:
@@ -28,8 +29,20 @@ def posterior(result: dict[str, Any]) -> float:
     return float(found.group(1))
 
 
+def offered(options: list[str], wanted: str) -> str:
+    """The option that stands for archetype ``wanted`` (the entry's words after its stem, or the
+    catalogue's option), else the last one ("not sure")."""
+    stems = (
+        OPTION_FRAMES.get(wanted, wanted) + ":",
+        BY_KEY[wanted].option if wanted in BY_KEY else wanted,
+    )
+    return next((o for o in options if o.startswith(stems)), options[-1])
+
+
 def play_choosing(client: Any, data: dict[str, Any], wanted: str) -> list[dict[str, Any]]:
-    """Play to completion, always choosing ``wanted`` when offered (else "not sure")."""
+    """Play to completion, always choosing archetype ``wanted``'s option when offered (else
+    "not sure"). Options quote the entry since the crux is grounded in it (issue 32), so the
+    option is found by its archetype's stem."""
     turns = [data]
     while not data["complete"]:
         action = data["action"]
@@ -38,7 +51,7 @@ def play_choosing(client: Any, data: dict[str, Any], wanted: str) -> list[dict[s
             options = action["quick_options"]
             event = {
                 "answer_to": action["action_id"],
-                "value": wanted if wanted in options else options[-1],
+                "value": offered(options, wanted),
             }
         response = act(client, {"mode": "continue", "state": data["state"], "user_event": event})
         assert response.status_code == 200, response.content
@@ -75,7 +88,10 @@ def test_golden_path_reaches_threshold_with_entropy_drop(client, settings):
     assert any(k not in ("AskUser", "Stop") for k in kinds), "an internal step ran"
     result = final["result"]
     assert result["exit_reason"] == "threshold"
-    assert result["confirmed_crux"]["text"] == BY_KEY["boundaries"].crux
+    # Issue 32: the crux is the archetype's second-person frame plus the entry's own words.
+    assert result["confirmed_crux"]["text"].startswith(FRAMES["boundaries"])
+    assert result["confirmed_crux"]["evidence_spans"]
+    assert all(s in GOLDEN_ENTRY for s in result["confirmed_crux"]["evidence_spans"])
     # The stop reads the posterior; the reported confidence is its fit probability (below).
     assert posterior(result) >= settings.TAU_HIGH
     assert (
@@ -190,7 +206,7 @@ def test_no_merge_when_statements_are_below_merge_radius(client, settings):
 
 
 def test_dominated_nodes_are_retired(client):
-    turns = play_choosing(client, init(client, MIXED_ENTRY), BY_KEY["fear_of_failure"].option)
+    turns = play_choosing(client, init(client, MIXED_ENTRY), "fear_of_failure")
     nodes = turns[-1]["state"]["belief_state"]["nodes"]
     retired = [n for n in nodes if n["status"] == "retired"]
     kinds = [t["action"]["type"] for t in turns]

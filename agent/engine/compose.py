@@ -1,0 +1,259 @@
+# ruff: noqa: RUF001  (curly quotes and apostrophes are what entries contain)
+"""The offline composer: a crux in the writer's terms, built deterministically from the entry.
+
+A hypothesis is an archetype (the frame that explains the entry and drives the answer model);
+what the writer reads is that frame in the second person plus the entry's own most supportive
+span, lightly rephrased ("I" → "you", "my" → "your", ...). The span is cited verbatim, so the
+journal page can show which words the crux rests on, and nothing is named that the entry does not
+name: the composer only ever copies the entry's words.
+
+Spans are chosen by cosine to the archetype's statement, with a small bonus for its salience
+cues and a penalty for reading like the other archetypes' statements (a span that says every
+theme at once tells the writer nothing). The weights were chosen on the training writers of the crux
+development set (tests/agent/fixtures/crux/writer_01..04); see docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from agent.engine.archetypes import _COMPILED, ARCHETYPES, BY_KEY
+
+# Second-person frames, one per archetype: what kind of knot this is, addressed to the writer.
+FRAMES: dict[str, str] = {
+    "fear_of_failure": "You hold back from trying because falling short would make the failure real",
+    "need_for_approval": "You need other people's approval before your effort feels good enough",
+    "boundaries": "You keep giving your time because you can't bring yourself to say no",
+    "grief_loss": "You're grieving what you lost, and the gap keeps surfacing",
+    "burnout": "You've been running on empty for too long, with no real rest",
+    "career_identity": "Your sense of who you are rested on a role that has changed",
+    "relationship_conflict": "You and someone close keep having the same fight without repairing it",
+    "low_self_worth": "You feel you don't deserve the good things in your life",
+    "control_uncertainty": "You can't stand not knowing how this will turn out",
+    "loneliness": "You're alone day to day, with no one close to share it with",
+    "perfectionism": "Nothing feels acceptable unless it's flawless, so you keep redoing it",
+    "resentment_fairness": "It feels unfair: others got the credit or reward you earned",
+}
+# Short second-person stems for quick options ("… : <fragment>").
+OPTION_FRAMES: dict[str, str] = {
+    "fear_of_failure": "Fear of failing",
+    "need_for_approval": "Needing their approval",
+    "boundaries": "Not saying no",
+    "grief_loss": "Missing what you lost",
+    "burnout": "Running on empty",
+    "career_identity": "Losing the role you had",
+    "relationship_conflict": "The same fight again",
+    "low_self_worth": "Not feeling you deserve it",
+    "control_uncertainty": "Not knowing how it ends",
+    "loneliness": "Being alone",
+    "perfectionism": "It has to be perfect",
+    "resentment_fairness": "It isn't fair",
+}
+
+MAX_SPAN_WORDS = 24  # a longer sentence is cited by its best clause
+OPTION_WORDS = 7
+SPANS = 2  # spans a crux cites (three read closer to the gold cruxes on train, but long)
+SPAN_WORDS = 18  # words of each span the crux repeats
+CUE_BONUS = 0.04
+CONTRAST = 0.5  # weight of the mean cosine to the other live hypotheses' statements
+
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"'’”)]*|$)")
+_CLAUSE = re.compile(r"[^,;:—]+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+
+# First person → second person, longest first; matched on word boundaries, case kept.
+_SWAPS: tuple[tuple[str, str], ...] = (
+    ("i'm", "you're"),
+    ("i’m", "you’re"),
+    ("i've", "you've"),
+    ("i’ve", "you’ve"),
+    ("i'd", "you'd"),
+    ("i’d", "you’d"),
+    ("i'll", "you'll"),
+    ("i’ll", "you’ll"),
+    ("i am", "you are"),
+    ("i was", "you were"),
+    ("i wasn't", "you weren't"),
+    ("am i", "are you"),
+    ("was i", "were you"),
+    ("myself", "yourself"),
+    ("mine", "yours"),
+    ("my", "your"),
+    ("me", "you"),
+    ("i", "you"),
+    ("am", "are"),
+)
+_SWAP = re.compile(
+    r"\b(" + "|".join(re.escape(a) for a, _ in sorted(_SWAPS, key=lambda s: -len(s[0]))) + r")\b",
+    re.IGNORECASE,
+)
+_SWAP_TO = {a: b for a, b in _SWAPS}
+_PRONOUNS = {b.split()[0] for _, b in _SWAPS} | {"you"}
+
+
+@dataclass(frozen=True)
+class Composed:
+    text: str
+    spans: list[str]
+
+
+def frame(archetype: str) -> str:
+    return FRAMES.get(archetype, "")
+
+
+def candidate_spans(entry: str) -> list[str]:
+    """Sentences of the entry (verbatim, bullets and outer space stripped); a long sentence is
+    offered as its clauses as well."""
+    out: list[str] = []
+    for match in _SENTENCE.finditer(entry):
+        sentence = _BULLET.sub("", match.group(0)).strip()
+        if len(sentence.split()) < 3:
+            continue
+        out.append(sentence)
+        if len(sentence.split()) > MAX_SPAN_WORDS:
+            for clause in _CLAUSE.finditer(sentence):
+                part = clause.group(0).strip()
+                if len(part.split()) >= 4:
+                    out.append(part)
+    seen: set[str] = set()
+    unique = [s for s in out if not (s in seen or seen.add(s))]  # type: ignore[func-returns-value]
+    return [s for s in unique if s in entry]
+
+
+def _cue_count(archetype: str, text: str) -> int:
+    return sum(1 for p in _COMPILED.get(archetype, []) if p.search(text))
+
+
+def rank_spans(
+    entry: str, archetype: str, rivals: Sequence[str] = (), *, avoid: Sequence[str] = ()
+) -> list[str]:
+    """The entry's spans, most supportive of ``archetype`` first (against the other archetypes;
+    ``rivals`` is accepted for callers that know the live hypotheses, and not used yet)."""
+    from agent.engine.beliefs import embed
+
+    spans = [s for s in candidate_spans(entry) if s not in avoid] or candidate_spans(entry)
+    if not spans:
+        return []
+    own = BY_KEY[archetype].crux if archetype in BY_KEY else archetype
+    others = [a.crux for a in ARCHETYPES if a.key != archetype]
+    statements = embed([own, *others])
+    span_vectors = _embed_spans(tuple(spans))
+    score = span_vectors @ statements[0]
+    if others:
+        score = score - CONTRAST * (span_vectors @ statements[1:].T).mean(axis=1)
+    score = score + CUE_BONUS * _cue_count_array(archetype, spans)
+    # Clauses of a long sentence compete with it; shorter wins ties.
+    order = sorted(range(len(spans)), key=lambda i: (-float(score[i]), len(spans[i]), i))
+    return [spans[i] for i in order]
+
+
+@lru_cache(maxsize=256)
+def _embed_spans(spans: tuple[str, ...]) -> np.ndarray:
+    """The spans of one entry in one batch (a turn composes several cruxes from them)."""
+    from legacymind.providers.embeddings import get_provider
+
+    return get_provider().embed(list(spans)).astype(np.float32)
+
+
+def _cue_count_array(archetype: str, spans: Sequence[str]) -> np.ndarray:
+    return np.array([min(2, _cue_count(archetype, s)) for s in spans], dtype=float)
+
+
+def _proper(word: str, entry: str) -> bool:
+    """Whether ``word`` reads as a name in the entry: written capitalised inside a sentence, or
+    never written in lower case."""
+    if word == "I" or not entry:
+        return False
+    inside = re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word)}\b", entry)
+    return bool(inside) or not re.search(rf"\b{re.escape(word.lower())}\b", entry)
+
+
+def second_person(span: str, entry: str = "") -> str:
+    """``span`` with first-person words turned to the second person (quoted speech kept as it
+    is), its first letter lowered unless it starts with a name, end punctuation trimmed."""
+    pieces: list[str] = []
+    last = 0
+    for quoted in _QUOTED.finditer(span):
+        pieces.append(_swap(span[last : quoted.start()]))
+        pieces.append(quoted.group(0))
+        last = quoted.end()
+    pieces.append(_swap(span[last:]))
+    text = "".join(pieces).strip().rstrip(".!?;:,—- ")
+    first = text.split(" ", 1)[0].strip("\"'“‘")
+    pronoun = first.lower() in _PRONOUNS
+    if first and first[0].isupper() and (pronoun or not _proper(first, entry)):
+        index = text.index(first[0])
+        text = text[:index] + first[0].lower() + text[index + 1 :]
+    return text
+
+
+def _swap(text: str) -> str:
+    def repl(match: re.Match[str]) -> str:
+        word = match.group(0)
+        out = _SWAP_TO[word.lower()]
+        pronoun = word.lower() == "i" or word.lower()[:2] in ("i'", "i’", "i ")
+        return out[0].upper() + out[1:] if word[0].isupper() and not pronoun else out
+
+    return _SWAP.sub(repl, text)
+
+
+def _short(text: str, words: int) -> str:
+    parts = text.split()
+    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
+
+
+def compose(
+    entry: str,
+    archetype: str,
+    rivals: Sequence[str] = (),
+    *,
+    avoid: Sequence[str] = (),
+    fallback: str = "",
+) -> Composed:
+    """The crux of ``archetype`` in the writer's terms, with the spans it cites. A hypothesis
+    outside the catalogue (the writer's own words) keeps ``fallback`` as its text."""
+    if archetype not in FRAMES:
+        return Composed(fallback, [])
+    ranked = rank_spans(entry, archetype, rivals, avoid=avoid)
+    if not ranked:
+        return Composed(FRAMES[archetype] + ".", [])
+    spans = ranked[:SPANS]
+    body = "; ".join(_short(second_person(s, entry), SPAN_WORDS) for s in spans)
+    return Composed(f"{FRAMES[archetype]}: {body}.", spans)
+
+
+def options(entry: str, archetypes: Sequence[str]) -> list[str] | None:
+    """Quick options naming the entry's specifics, one per archetype in order: its short stem
+    and a fragment of its most supportive span (a different span for each), in the second
+    person. None when an archetype is outside the catalogue or the entry has no spans."""
+    if any(a not in OPTION_FRAMES for a in archetypes):
+        return None
+    used: list[str] = []
+    out = []
+    for archetype in archetypes:
+        ranked = rank_spans(entry, archetype, avoid=used)
+        if not ranked:
+            return None
+        used.append(ranked[0])
+        out.append(
+            f"{OPTION_FRAMES[archetype]}: {_short(second_person(ranked[0], entry), OPTION_WORDS)}"
+        )
+    return out
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
+
+
+def invented_names(crux: str, entry: str) -> list[str]:
+    """Capitalised words of ``crux`` (not its first word, not "I") that the entry never uses."""
+    words = _CAPITALISED.findall(crux)
+    first = crux.split(" ", 1)[0] if crux else ""
+    return [
+        w for w in words if w != first and w != "I" and not re.search(rf"\b{re.escape(w)}\b", entry)
+    ]
