@@ -571,6 +571,13 @@ class HeuristicExtractor:
             and _looks_like_person(names[src])
         ):
             types[src] = "person"  # "Noor is part of the Trust & Safety team"
+        # An unknown capitalised name something uses, needs or reads from is a technology.
+        if (
+            rel in ("uses", "depends_on", "reads_from", "calls")
+            and names[dst][:1].isupper()
+            and names[dst].lower().split()[-1] not in HEAD_TYPES
+        ):
+            types.setdefault(dst, "technology")
 
     def _standalone(self, sent: Sentence, names: dict[str, str], types: dict[str, str]) -> None:
         """Names outside relations, by spelling only: technical tokens anywhere, capitalised
