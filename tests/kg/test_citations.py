@@ -61,10 +61,8 @@ def test_inline_citation_ids_are_never_names(text):
 
 def test_a_name_around_an_inline_citation_keeps_single_spaces():
     text = "The team uses Stripe kge:12 Gateway."
-    assert {e.name for e in HeuristicExtractor().extract(text).entities} == {
-        "team",
-        "Stripe Gateway",
-    }
+    # "team" alone is a generic noun, not a name a moderator would approve (extraction on prose).
+    assert {e.name for e in HeuristicExtractor().extract(text).entities} == {"Stripe Gateway"}
 
 
 def test_words_like_sources_in_a_sentence_are_still_read():
