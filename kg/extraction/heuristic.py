@@ -63,6 +63,29 @@ class _State:
     evidence: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
+@dataclass
+class _Scan:
+    """What one sentence's relations share while it is scanned verb by verb: the subjects of the
+    last clause, where its objects ended (no subject reaches past that), and its last object."""
+
+    subjects: list[str] = field(default_factory=list)
+    clause_start: int = 0
+    last_object: str | None = None
+
+
+@dataclass
+class _Cleaned:
+    """What ``_finish`` makes of the raw phrases: the clean names (lower -> surface) and the
+    types the relations hinted for them, what each raw phrase became (``None``: refused), and
+    the edges and evidence a possessive adds ("Quillstack's search service")."""
+
+    final: dict[str, str] = field(default_factory=dict)
+    types: dict[str, str] = field(default_factory=dict)
+    mapping: dict[str, str | None] = field(default_factory=dict)
+    extra: dict[tuple[str, str], str] = field(default_factory=dict)
+    extra_evidence: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
 class HeuristicExtractor:
     def __init__(
         self, *, max_entities: int = 20, max_edges: int = 30, entity_conf: float = 0.7,
@@ -125,60 +148,17 @@ class HeuristicExtractor:
     ) -> Extraction:
         """Every phrase through ``names.clean``: kind nouns and modifiers off, possessives split,
         fragments refused; edges follow their ends, and go when an end goes."""
-        final: dict[str, str] = {}  # lower clean name -> surface
-        final_types: dict[str, str] = {}
-        mapping: dict[str, str | None] = {}
-        extra: dict[tuple[str, str], str] = {}
-        extra_evidence: dict[tuple[str, str], str] = {}
+        done = _Cleaned()
         for key, surface in names.items():
-            owner, thing = _possessive(surface)
-            cleaned = clean(thing)
-            if cleaned is None and key in explicit and len(surface) > 1:
-                cleaned = surface  # "web -> api -> db": the writer drew these as nodes
-            if cleaned is not None and key not in relational and not _strong(cleaned):
-                cleaned = None
-            if cleaned is not None and key not in explicit and _identifier(cleaned, text):
-                cleaned = None  # "sync_tasks", "max_connections", "$EDITOR": code, not a thing
-            mapping[key] = cleaned.lower() if cleaned else None
-            if cleaned is None:
-                continue
-            final.setdefault(cleaned.lower(), cleaned)
-            if key in types and cleaned.lower() == key:
-                final_types.setdefault(cleaned.lower(), types[key])
-            if owner and (owned := clean(owner)) is not None and not _bare(owned):
-                final.setdefault(owned.lower(), owned)
-                person = _looks_like_person(owned) and re.search(
-                    _PERSON_CUE.format(re.escape(owned)), text
-                )
-                rel = "owns" if person else "part_of"
-                pair = (
-                    (owned.lower(), cleaned.lower())
-                    if rel == "owns"
-                    else (cleaned.lower(), owned.lower())
-                )
-                if pair[0] != pair[1]:
-                    extra[pair] = rel
-                    extra_evidence[pair] = next(
-                        (v for (a, b), v in evidence.items() if key in (a, b)), ""
-                    )
+            _clean_name(done, key, surface, types, relational, evidence, explicit, text)
         entities = [
-            ExtractedEntity(name, _type(name, final_types.get(key), text), self.entity_conf)
-            for key, name in final.items()
+            ExtractedEntity(name, _type(name, done.types.get(key), text), self.entity_conf)
+            for key, name in done.final.items()
         ][: self.max_entities]
         kept = {e.name.lower() for e in entities}
-        out: dict[tuple[str, str], str] = {}
-        said: dict[tuple[str, str], str] = {}
-        for (s, t), rel in edges.items():
-            ms, mt = mapping.get(s), mapping.get(t)
-            if ms and mt and ms != mt and ms in kept and mt in kept:
-                out.setdefault((ms, mt), rel)
-                said.setdefault((ms, mt), evidence.get((s, t), ""))
-        for pair, rel in extra.items():
-            if pair[0] in kept and pair[1] in kept:
-                out.setdefault(pair, rel)
-                said.setdefault(pair, extra_evidence.get(pair, ""))
+        out, said = _kept_edges(done, edges, evidence, kept)
         edge_list = [
-            ExtractedEdge(final[s], final[t], rel, self.edge_conf, evidence=said[(s, t)])
+            ExtractedEdge(done.final[s], done.final[t], rel, self.edge_conf, evidence=said[(s, t)])
             for (s, t), rel in out.items()
         ][: self.max_edges]
         return Extraction("heuristic", "heuristic-v3", entities, edge_list)
@@ -191,88 +171,118 @@ class HeuristicExtractor:
         edges: dict[tuple[str, str], str],
         state: _State,
     ) -> None:
-        toks = sent.toks
         self._from_to(sent, names, edges, state)
         self._copula(sent, names, edges, state)
-        last_object = state.last_object
-        subjects: list[str] = []
-        clause_start = 0  # where the last verb's objects ended: no subject reaches past it
+        scan = _Scan(last_object=state.last_object)
         i = 0
-        while i < len(toks):
-            found = sent.verb_at(i)
-            if found is None or not sent.verb_within(i):
-                i += 1
-                continue
-            pattern, after, particle = found
-            if toks[i].low in ("called", "named") and i > 0 and name_word(toks[i - 1]):
-                i = self._naming(sent, i, names, edges, state)
-                continue
-            # "the export worker also depends on", "should use", "doesn't use": the subject
-            # sits before a few adverbs and auxiliaries.
-            k = i
-            while k > 0 and i - k < 3 and between_subject_and_verb(toks[k - 1]):
-                k -= 1
-            negated = any(
-                t.low in ("not", "never", "no") or t.low.endswith(("n't", "n’t"))  # noqa: RUF001
-                for t in toks[max(0, k - 2) : i]
-            )
-            before = sent.phrase_before(k)
-            if before is not None and before[0] >= 1 and toks[before[0] - 1].low in ("a", "an"):
-                # "X is a bookkeeping API written in Go": the subject is X.
-                a = before[0] - 1
-                if a >= 2 and toks[a - 1].low in AUX and sent.phrase_before(a - 1) is not None:
-                    before = sent.phrase_before(a - 1)
-                else:
-                    self._name(sent, before, names)
-                    state.indefinite.add(sent.span(*before).lower())
-            if before is not None and before[0] >= clause_start:
-                subjects = self._subjects(sent, before, clause_start, names)
-            elif before is not None:
-                subjects = [self._name(sent, before, names)]  # "A -> B -> C": B goes on
-            elif (appositive := _appositive(sent, k)) is not None:
-                subjects = [self._name(sent, appositive, names)]  # "The lead, Maria, manages"
-            elif k > 0 and toks[k - 1].low in RELATIVE and last_object:
-                subjects = [last_object]  # "the auth API, which depends on Redis"
-            elif k > 0 and toks[k - 1].low in PRONOUNS:
-                it = state.last_subject or state.topic
-                subjects = [it] if toks[k - 1].low == "it" and it else []
-            start = particle + 1 if particle is not None else after
-            objects, i = self._objects(sent, start, pattern, names, last_object)
-            clause_from, clause_start = clause_start, i
-            if pattern.words[0] in ARROWS or "_" in pattern.words[0]:
-                state.explicit.update(k for k in (*subjects, *objects) if k)
-            own = before is not None and before[0] >= clause_from
-            if (
-                last_object
-                and any(t.low in ("which", "who") for t in toks[clause_from:k])
-                and (
-                    not own or not [x for x in subjects if x and clean(names.get(x, x)) is not None]
-                )
-            ):
-                subjects = [last_object]  # "Supabase, which handles auth and stores logs in"
-            subjects = self._implied(subjects, names, state, pattern)
-            if len(subjects) == 1 and subjects[0]:
-                state.last_subject = subjects[0]
-            if objects and not negated and not pattern.two_objects:
-                self._instead(sent, i, objects[-1], names, edges, state)
-            if negated or not objects:
-                continue
-            if pattern.two_objects:
-                first, second = objects[0], objects[1] if len(objects) > 1 else None
-                if second is not None:
-                    self._edge(edges, first, second, pattern.relation)
-                    state.evidence.setdefault((first, second), state.sentence)
-                    last_object = second
-                    state.last_object = second
-                continue
-            for subject in subjects:
-                for obj in objects:
-                    src, dst = (obj, subject) if pattern.reverse else (subject, obj)
-                    self._edge(edges, src, dst, pattern.relation)
-                    state.evidence.setdefault((src, dst), state.sentence)
-                    self._types(src, dst, pattern.relation, names, types)
-            last_object = objects[-1]
-            state.last_object = last_object
+        while i < len(sent.toks):
+            i = self._relation_at(sent, i, scan, names, types, edges, state)
+
+    def _relation_at(
+        self,
+        sent: Sentence,
+        i: int,
+        scan: _Scan,
+        names: dict[str, str],
+        types: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> int:
+        """The relation whose verb starts at token ``i``, if any: its subjects, its objects and
+        the edges between them. Returns where scanning resumes."""
+        toks = sent.toks
+        found = sent.verb_at(i)
+        if found is None or not sent.verb_within(i):
+            return i + 1
+        pattern, after, particle = found
+        if toks[i].low in ("called", "named") and i > 0 and name_word(toks[i - 1]):
+            return self._naming(sent, i, names, edges, state)
+        k = _subject_end(sent, i)
+        negated = _negated(sent, k, i)
+        before = self._subject_phrase(sent, k, names, state)
+        self._choose_subjects(sent, k, before, scan, names, state)
+        start = particle + 1 if particle is not None else after
+        objects, i = self._objects(sent, start, pattern, names, scan.last_object)
+        clause_from, scan.clause_start = scan.clause_start, i
+        if pattern.words[0] in ARROWS or "_" in pattern.words[0]:
+            state.explicit.update(x for x in (*scan.subjects, *objects) if x)
+        if (back := _relative_subject(sent, k, before, clause_from, scan, names)) is not None:
+            scan.subjects = [back]  # "Supabase, which handles auth and stores logs in"
+        scan.subjects = self._implied(scan.subjects, names, state, pattern)
+        if len(scan.subjects) == 1 and scan.subjects[0]:
+            state.last_subject = scan.subjects[0]
+        if objects and not negated and not pattern.two_objects:
+            self._instead(sent, i, objects[-1], names, edges, state)
+        if not negated and objects:
+            self._link(pattern, objects, scan, names, types, edges, state)
+        return i
+
+    def _subject_phrase(
+        self, sent: Sentence, k: int, names: dict[str, str], state: _State
+    ) -> tuple[int, int] | None:
+        """The phrase before the verb. "X is a bookkeeping API written in Go": the subject is
+        X, not "a bookkeeping API"; an indefinite phrase with nothing before it is noted as such."""
+        toks = sent.toks
+        before = sent.phrase_before(k)
+        if before is not None and before[0] >= 1 and toks[before[0] - 1].low in ("a", "an"):
+            a = before[0] - 1
+            if a >= 2 and toks[a - 1].low in AUX and sent.phrase_before(a - 1) is not None:
+                before = sent.phrase_before(a - 1)
+            else:
+                self._name(sent, before, names)
+                state.indefinite.add(sent.span(*before).lower())
+        return before
+
+    def _choose_subjects(
+        self,
+        sent: Sentence,
+        k: int,
+        before: tuple[int, int] | None,
+        scan: _Scan,
+        names: dict[str, str],
+        state: _State,
+    ) -> None:
+        """The verb's subjects: the phrase before it (and those joined to it), an appositive,
+        what "which" or "it" refers to. With none of these, the last clause's subjects stay."""
+        toks = sent.toks
+        if before is not None and before[0] >= scan.clause_start:
+            scan.subjects = self._subjects(sent, before, scan.clause_start, names)
+        elif before is not None:
+            scan.subjects = [self._name(sent, before, names)]  # "A -> B -> C": B goes on
+        elif (appositive := _appositive(sent, k)) is not None:
+            scan.subjects = [self._name(sent, appositive, names)]  # "The lead, Maria, manages"
+        elif k > 0 and toks[k - 1].low in RELATIVE and scan.last_object:
+            scan.subjects = [scan.last_object]  # "the auth API, which depends on Redis"
+        elif k > 0 and toks[k - 1].low in PRONOUNS:
+            it = state.last_subject or state.topic
+            scan.subjects = [it] if toks[k - 1].low == "it" and it else []
+
+    def _link(
+        self,
+        pattern: VerbPattern,
+        objects: list[str],
+        scan: _Scan,
+        names: dict[str, str],
+        types: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """The edges of one relation: "replaced X with Y" links its two objects, any other
+        verb each subject to each object. The last object is what "which" refers to next."""
+        if pattern.two_objects:
+            if len(objects) > 1:
+                first, second = objects[0], objects[1]
+                self._edge(edges, first, second, pattern.relation)
+                state.evidence.setdefault((first, second), state.sentence)
+                scan.last_object = state.last_object = second
+            return
+        for subject in scan.subjects:
+            for obj in objects:
+                src, dst = (obj, subject) if pattern.reverse else (subject, obj)
+                self._edge(edges, src, dst, pattern.relation)
+                state.evidence.setdefault((src, dst), state.sentence)
+                self._types(src, dst, pattern.relation, names, types)
+        scan.last_object = state.last_object = objects[-1]
 
     @staticmethod
     def _implied(
@@ -618,6 +628,124 @@ class HeuristicExtractor:
             if not any(key in other or other in key for other in names if names):
                 names[key] = surface
             i = j
+
+
+def _clean_name(
+    done: _Cleaned,
+    key: str,
+    surface: str,
+    types: dict[str, str],
+    relational: set[str],
+    evidence: dict[tuple[str, str], str],
+    explicit: set[str],
+    text: str,
+) -> None:
+    """One raw phrase into ``done``: its clean name and hinted type, and its owner's edge when
+    it is written as a possessive."""
+    owner, thing = _possessive(surface)
+    cleaned = _cleaned(key, surface, thing, relational, explicit, text)
+    done.mapping[key] = cleaned.lower() if cleaned else None
+    if cleaned is None:
+        return
+    done.final.setdefault(cleaned.lower(), cleaned)
+    if key in types and cleaned.lower() == key:
+        done.types.setdefault(cleaned.lower(), types[key])
+    if owner and (owned := clean(owner)) is not None and not _bare(owned):
+        _owner_edge(done, key, owned, cleaned, evidence, text)
+
+
+def _cleaned(
+    key: str, surface: str, thing: str, relational: set[str], explicit: set[str], text: str
+) -> str | None:
+    """The clean name of a phrase, or ``None`` when it is refused: a fragment, a name outside
+    any relation that does not look like one, or an identifier from code."""
+    cleaned = clean(thing)
+    if cleaned is None and key in explicit and len(surface) > 1:
+        cleaned = surface  # "web -> api -> db": the writer drew these as nodes
+    if cleaned is not None and key not in relational and not _strong(cleaned):
+        cleaned = None
+    if cleaned is not None and key not in explicit and _identifier(cleaned, text):
+        cleaned = None  # "sync_tasks", "max_connections", "$EDITOR": code, not a thing
+    return cleaned
+
+
+def _owner_edge(
+    done: _Cleaned,
+    key: str,
+    owned: str,
+    cleaned: str,
+    evidence: dict[tuple[str, str], str],
+    text: str,
+) -> None:
+    """ "Quillstack's search service": the owner is a name too; a person owns the thing, anything
+    else has it as a part. The edge's evidence is the sentence of any edge of the phrase."""
+    done.final.setdefault(owned.lower(), owned)
+    person = _looks_like_person(owned) and re.search(_PERSON_CUE.format(re.escape(owned)), text)
+    rel = "owns" if person else "part_of"
+    pair = (owned.lower(), cleaned.lower()) if rel == "owns" else (cleaned.lower(), owned.lower())
+    if pair[0] != pair[1]:
+        done.extra[pair] = rel
+        done.extra_evidence[pair] = next((v for (a, b), v in evidence.items() if key in (a, b)), "")
+
+
+def _kept_edges(
+    done: _Cleaned,
+    edges: dict[tuple[str, str], str],
+    evidence: dict[tuple[str, str], str],
+    kept: set[str],
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+    """The edges between kept names, by their clean ends (the relations' first, then the
+    possessives'), and each one's evidence sentence."""
+    out: dict[tuple[str, str], str] = {}
+    said: dict[tuple[str, str], str] = {}
+    for (s, t), rel in edges.items():
+        ms, mt = done.mapping.get(s), done.mapping.get(t)
+        if ms and mt and ms != mt and ms in kept and mt in kept:
+            out.setdefault((ms, mt), rel)
+            said.setdefault((ms, mt), evidence.get((s, t), ""))
+    for pair, rel in done.extra.items():
+        if pair[0] in kept and pair[1] in kept:
+            out.setdefault(pair, rel)
+            said.setdefault(pair, done.extra_evidence.get(pair, ""))
+    return out, said
+
+
+def _subject_end(sent: Sentence, i: int) -> int:
+    """ "the export worker also depends on", "should use", "doesn't use": the subject sits
+    before a few adverbs and auxiliaries. Returns where it ends."""
+    toks = sent.toks
+    k = i
+    while k > 0 and i - k < 3 and between_subject_and_verb(toks[k - 1]):
+        k -= 1
+    return k
+
+
+def _negated(sent: Sentence, k: int, i: int) -> bool:
+    """A "not", "never", "no" or "n't" just before the verb: "doesn't use" states no relation."""
+    return any(
+        t.low in ("not", "never", "no") or t.low.endswith(("n't", "n’t"))  # noqa: RUF001
+        for t in sent.toks[max(0, k - 2) : i]
+    )
+
+
+def _relative_subject(
+    sent: Sentence,
+    k: int,
+    before: tuple[int, int] | None,
+    clause_from: int,
+    scan: _Scan,
+    names: dict[str, str],
+) -> str | None:
+    """ "Supabase, which handles auth and stores logs in ...": after a "which" or "who" in this
+    clause, a verb with no subject name of its own has the last object as its subject."""
+    own = before is not None and before[0] >= clause_from
+    if (
+        scan.last_object
+        and any(t.low in ("which", "who") for t in sent.toks[clause_from:k])
+        and (not own or not [x for x in scan.subjects if x and clean(names.get(x, x)) is not None])
+    ):
+        return scan.last_object
+    return None
 
 
 def _appositive(sent: Sentence, k: int) -> tuple[int, int] | None:

@@ -147,49 +147,85 @@ _PARTICLE: list[tuple[str, str, str]] = [
 
 
 def _build() -> list[VerbPattern]:
+    patterns = _verb_forms()
+    for aux in _AUX:
+        patterns += _aux_phrases(aux)
+        patterns += _aux_passives(aux)
+    patterns += _bare_passives()
+    patterns += _phrasal_verbs()
+    patterns += _replacements()
+    # Longest first, so "is part of" wins over a bare "is" and "replaced X with" over "replaced".
+    patterns.sort(key=lambda p: (-len(p.words), p.two_objects is None, p.particle is None))
+    return patterns
+
+
+def _verb_forms() -> list[VerbPattern]:
+    """Every form of the verbs with a direct object, then of those that need a preposition."""
     patterns: list[VerbPattern] = []
     for forms, rel in _DIRECT:
         patterns += _forms(forms, rel)
     for forms, particle, rel in _PARTICLE:
         patterns += _forms(forms, rel, particle)
-    for aux in _AUX:
-        for head in (("part", "of"), ("a", "part", "of"), ("a", "component", "of")):
-            patterns.append(VerbPattern((aux, *head), "part_of"))
-        patterns.append(VerbPattern((aux, "related", "to"), "related_to"))
-        patterns.append(VerbPattern((aux, "connected", "to"), "connects_to"))
-        patterns.append(VerbPattern((aux, "built", "on"), "built_on"))
-        patterns.append(VerbPattern((aux, "built", "with"), "built_with"))
-        patterns.append(VerbPattern((aux, "hosted", "on"), "runs_on"))
-        patterns.append(VerbPattern((aux, "deployed", "to"), "deploys_to"))
-        patterns.append(VerbPattern((aux, "deployed", "on"), "runs_on"))
-        patterns.append(VerbPattern((aux, "replaced", "by"), "replaced_by"))
-        patterns.append(VerbPattern((aux, "used", "for"), "uses", reverse=True))
-        patterns.append(VerbPattern((aux, "used", "in"), "uses", reverse=True))
-        patterns.append(VerbPattern((aux, "superseded", "by"), "replaced_by"))
-        for past, rel in (
-            ("used", "uses"),
-            ("called", "calls"),
-            ("managed", "manages"),
-            ("owned", "owns"),
-            ("maintained", "maintains"),
-            ("fixed", "fixed"),
-            ("broken", "broke"),
-            ("led", "leads"),
-            ("created", "created"),
-            ("built", "built"),
-            ("written", "wrote"),
-            ("consumed", "consumes"),
-            ("powered", "powers"),
-            ("triggered", "triggers"),
-            ("monitored", "monitors"),
-        ):
-            patterns.append(VerbPattern((aux, past, "by"), rel, reverse=True))
+    return patterns
+
+
+def _aux_phrases(aux: str) -> list[VerbPattern]:
+    """ "is part of", "was built with", "were deployed to": an auxiliary and a fixed phrase."""
+    patterns: list[VerbPattern] = []
+    for head in (("part", "of"), ("a", "part", "of"), ("a", "component", "of")):
+        patterns.append(VerbPattern((aux, *head), "part_of"))
+    patterns.append(VerbPattern((aux, "related", "to"), "related_to"))
+    patterns.append(VerbPattern((aux, "connected", "to"), "connects_to"))
+    patterns.append(VerbPattern((aux, "built", "on"), "built_on"))
+    patterns.append(VerbPattern((aux, "built", "with"), "built_with"))
+    patterns.append(VerbPattern((aux, "hosted", "on"), "runs_on"))
+    patterns.append(VerbPattern((aux, "deployed", "to"), "deploys_to"))
+    patterns.append(VerbPattern((aux, "deployed", "on"), "runs_on"))
+    patterns.append(VerbPattern((aux, "replaced", "by"), "replaced_by"))
+    patterns.append(VerbPattern((aux, "used", "for"), "uses", reverse=True))
+    patterns.append(VerbPattern((aux, "used", "in"), "uses", reverse=True))
+    patterns.append(VerbPattern((aux, "superseded", "by"), "replaced_by"))
+    return patterns
+
+
+def _aux_passives(aux: str) -> list[VerbPattern]:
+    """ "is used by", "was written by": the passive voice, so the object is the source."""
+    patterns: list[VerbPattern] = []
+    for past, rel in (
+        ("used", "uses"),
+        ("called", "calls"),
+        ("managed", "manages"),
+        ("owned", "owns"),
+        ("maintained", "maintains"),
+        ("fixed", "fixed"),
+        ("broken", "broke"),
+        ("led", "leads"),
+        ("created", "created"),
+        ("built", "built"),
+        ("written", "wrote"),
+        ("consumed", "consumes"),
+        ("powered", "powers"),
+        ("triggered", "triggers"),
+        ("monitored", "monitors"),
+    ):
+        patterns.append(VerbPattern((aux, past, "by"), rel, reverse=True))
+    return patterns
+
+
+def _bare_passives() -> list[VerbPattern]:
+    """ "maintained by", "consumed by" without an auxiliary: "a tool maintained by Ana"."""
+    patterns: list[VerbPattern] = []
     for past, rel in (("maintained", "maintains"), ("created", "created"), ("built", "created"),
                       ("deployed", "deploys"), ("monitored", "monitors"), ("used", "uses"),
                       ("needed", "depends_on"), ("required", "depends_on"),
                       ("consumed", "consumes_from"), ("watched", "monitors")):  # fmt: skip
         patterns.append(VerbPattern((past, "by"), rel, reverse=True))
-    patterns += [
+    return patterns
+
+
+def _phrasal_verbs() -> list[VerbPattern]:
+    """Verbs of several words: "shells out to", "forms part of", "sits behind"."""
+    return [
         VerbPattern(("shells", "out", "to"), "calls"),
         VerbPattern(("shell", "out", "to"), "calls"),
         VerbPattern(("talks", "to"), "calls"),
@@ -198,6 +234,11 @@ def _build() -> list[VerbPattern]:
         VerbPattern(("sits", "behind"), "depends_on", reverse=True),
         VerbPattern(("talks", "to"), "talks_to"),
     ]
+
+
+def _replacements() -> list[VerbPattern]:
+    """ "replaced X with Y", "swapped X for Y", "switched from X to Y": two objects, old -> new."""
+    patterns: list[VerbPattern] = []
     for form in ("replaced", "replace", "swapped", "swap"):
         patterns.append(VerbPattern((form,), "replaced_by", two_objects="with"))
     for form in ("swapped", "swap", "traded"):
@@ -206,8 +247,6 @@ def _build() -> list[VerbPattern]:
         patterns.append(VerbPattern((form, "from"), "replaced_by", two_objects="to"))
     # "CircleCI replaced Travis CI": the object was replaced by the subject.
     patterns.append(VerbPattern(("replaced",), "replaced_by", reverse=True))
-    # Longest first, so "is part of" wins over a bare "is" and "replaced X with" over "replaced".
-    patterns.sort(key=lambda p: (-len(p.words), p.two_objects is None, p.particle is None))
     return patterns
 
 
