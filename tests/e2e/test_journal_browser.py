@@ -30,7 +30,10 @@ def test_write_entry_answer_questions_and_see_the_crux(
         wanted = next((i for i, t in enumerate(texts) if "say no" in t), 0)
         options.nth(wanted).click()
         page.wait_for_load_state()
-    assert page.locator("#crux").inner_text().startswith("The writer keeps giving time")
+    # The crux speaks to the writer about their entry (issue 32): second person, the
+    # boundaries frame, and the entry's own sentences cited.
+    crux = page.locator("#crux").inner_text()
+    assert crux.startswith("You keep giving your time"), crux
     assert "the agent was confident enough" in page.locator("#stopped").inner_text()
     # On a phone the reasoning trail wraps instead of widening the page.
     page.set_viewport_size({"width": 375, "height": 800})
