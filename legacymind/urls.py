@@ -27,6 +27,8 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     # The journaling agent keeps the original service's paths (specs/README.md).
     path("", include("agent.urls")),
+    path("", include("thoughts.pages")),
+    path("", include("kg.pages")),
     path("", include("innervoice.pages")),
     path("", include("legacymind.web.pages")),
     # Last: any other path under the API's prefixes (/api/, the agent's /v2/ and /v3/) is the

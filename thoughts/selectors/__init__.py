@@ -9,6 +9,7 @@ from thoughts.selectors.chain import (
     ChainNode,
     thought_chain,
 )
+from thoughts.selectors.explain import mode_reason
 from thoughts.selectors.reads import (
     LINK_FIELDS,
     InjectedMemory,
@@ -41,6 +42,7 @@ __all__ = [
     "SearchResult",
     "ThoughtFilters",
     "injected_memories",
+    "mode_reason",
     "own_thought_ids",
     "search",
     "thought_chain",
