@@ -19,9 +19,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agent.api import act_request, client_id
+from agent.errors import GuardrailTriggered
 from agent.integrity import sign
-from agent.schemas import MAX_ENTRY, MAX_REPLY, AgentActResponse
-from agent.services import journal_turn
+from agent.reflections import reflection_create
+from agent.safety import Assessment, notice
+from agent.schemas import MAX_ENTRY, MAX_REPLY, AgentActResponse, JournalEntry
+from agent.services import journal_turn, rate_guard
 from legacymind.errors import ServiceError, outage
 from legacymind.web.form_tokens import is_token, new_token
 
@@ -92,9 +95,50 @@ def journal_act(request: HttpRequest) -> HttpResponse:
             "state_json": json.dumps(shown["state"]),
             "action": shown["action"],
             "result": result,
+            "belief": belief_chart(shown["state"]),
             "stopped": STOPPED.get(result.get("exit_reason", ""), ""),
         },
     )
+
+
+@never_cache
+@login_required
+@require_POST
+def journal_reflect(request: HttpRequest) -> HttpResponse:
+    """v1: the four perspectives and the prophecy for the entry, through the API's service
+    (``POST /reflections``); nothing is stored."""
+    entry = request.POST.get("entry", "")
+    if not entry.strip():
+        return _page(request, {"error": WRITE_FIRST}, status=400)
+    if len(entry) > MAX_ENTRY:
+        message = f"Your entry is too long: keep it under {MAX_ENTRY:,} characters."
+        return _page(request, {"error": message, "entry": entry}, status=400)
+    try:
+        rate_guard(client_id=client_id(request))
+        reflection = reflection_create(entry=JournalEntry(text=entry))
+    except GuardrailTriggered:
+        crisis = notice(Assessment("risk", None)).model_dump()
+        return _page(request, {"reflect_crisis": crisis, "entry": entry})
+    except ServiceError as exc:
+        return _error_page(request, _plain(exc), None)
+    shown = reflection.model_dump(mode="json")
+    return _page(request, {"reflection": shown, "entry": entry, "safety": shown["safety"]})
+
+
+def belief_chart(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The agent's belief over its candidate cruxes (the active ones), most believed first: the
+    bars the page draws after each turn."""
+    belief = state.get("belief_state") or {}
+    probs = belief.get("probs") or {}
+    bars = [
+        {"text": node["text"], "p": float(probs.get(node["node_id"], 0.0))}
+        for node in belief.get("nodes") or []
+        if node.get("status") == "active"
+    ]
+    bars.sort(key=lambda bar: -bar["p"])
+    for bar in bars:
+        bar["percent"] = round(bar["p"] * 100)
+    return bars
 
 
 def _posted_state(request: HttpRequest) -> dict[str, Any] | str | None:

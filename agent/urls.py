@@ -12,4 +12,5 @@ urlpatterns = [
     path("metrics", api.metrics_view, name="metrics"),
     path("journal/", pages.journal, name="journal"),
     path("journal/act", pages.journal_act, name="journal-act"),
+    path("journal/reflect", pages.journal_reflect, name="journal-reflect"),
 ]

@@ -30,6 +30,7 @@ urlpatterns = [
     path("", include("thoughts.pages")),
     path("", include("kg.pages")),
     path("", include("innervoice.pages")),
+    path("", include("innervoice.home")),
     path("", include("legacymind.web.pages")),
     # Last: any other path under the API's prefixes (/api/, the agent's /v2/ and /v3/) is the
     # 404 envelope, in DEBUG too.

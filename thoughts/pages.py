@@ -19,7 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from legacymind.errors import NotFound, ServiceError
 from legacymind.users import signed_in
@@ -38,6 +38,7 @@ FILTER_NAMES = (
     "confidence_gte", "confidence_lte",
 )  # fmt: skip
 CHAIN_DEPTH = 10
+JOURNAL_MAX = 20_000  # the journal's own entry limit is lower (agent.schemas.MAX_ENTRY)
 BAD_FILTER = "That filter cannot be used as it is: {detail}"
 SEARCH_DOWN = "Search is not answering right now (the embedding service did not respond)."
 
@@ -134,6 +135,29 @@ def delete(request: HttpRequest, thought_id: uuid.UUID) -> HttpResponse:
     return HttpResponseRedirect(reverse("thoughts-page"))
 
 
+@login_required
+@require_POST
+def save_journal(request: HttpRequest) -> HttpResponse:
+    """The journal's opt-in "save": the entry as a private thought, through the one write. The
+    journal stores nothing on its own; this is the writer's explicit choice."""
+    entry = request.POST.get("entry", "").replace("\r\n", "\n")
+    if not entry.strip() or len(entry) > JOURNAL_MAX:
+        return HttpResponseRedirect(reverse("journal"))
+    try:
+        thought = services.thought_create(
+            owner=signed_in(request),
+            content=entry,
+            origin=Thought.Origin.JOURNAL,
+            is_private=True,
+            tags=["journal"],
+        )
+    except ServiceError:
+        messages.error(request, "The entry could not be saved just now: try again in a moment.")
+        return HttpResponseRedirect(reverse("journal"))
+    messages.success(request, "Your entry is saved as a private thought.")
+    return HttpResponseRedirect(reverse("thought-page", args=[thought.pk]))
+
+
 def _own(request: HttpRequest, thought_id: uuid.UUID) -> Thought:
     try:
         return selectors.thought_get(user=request.user, thought_id=thought_id)
@@ -185,4 +209,5 @@ urlpatterns = [
     path("thoughts/", timeline, name="thoughts-page"),
     path("thoughts/<uuid:thought_id>/", detail, name="thought-page"),
     path("thoughts/<uuid:thought_id>/delete", delete, name="thought-page-delete"),
+    path("thoughts/save-journal", save_journal, name="thoughts-page-save-journal"),
 ]

@@ -1,22 +1,14 @@
-"""Browser pages (server-rendered): home, and sign in / out for the pages that need a login.
-The journaling pages are added by the agent app."""
+"""Sign in and out for the browser pages. The pages themselves belong to their apps (thoughts,
+kg, agent, innervoice); the home page to the inner voice, the one app that reads them all."""
 
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.urls import path
 
 from legacymind.web.login_guard import SignInForm
 
-
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
-
-
 urlpatterns = [
-    path("", home, name="home"),
     # Any user signs in here; the admin's own login admits staff only.
     path(
         "accounts/login/",

@@ -1,0 +1,68 @@
+"""The knowledge-graph pages over HTTP (the browser flow is in tests/e2e): sign-in, the
+memory rule (a memory from someone else's private thought is a 404 and never drawn), source
+thoughts named to their owner only, and the review link for moderators only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.kg.factories import EdgeFactory, EntityFactory, ThoughtFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_pages_need_a_sign_in() -> None:
+    entity: Any = EntityFactory()
+    for url in ("/kg/", f"/kg/entities/{entity.pk}/"):
+        assert Client().get(url)["Location"].startswith("/accounts/login/")
+
+
+def test_a_memory_from_someone_elses_private_thought_is_hidden(user: Any, other_user: Any) -> None:
+    private: Any = ThoughtFactory(owner=other_user, is_private=True)
+    hidden: Any = EntityFactory(name="Bob's secret", source_thought=private)
+    shown: Any = EntityFactory(name="Shared thing")
+    EdgeFactory(source=shown, target=hidden)
+    client = signed_in(user)
+    assert client.get(f"/kg/entities/{hidden.pk}/").status_code == 404
+    page = client.get(f"/kg/entities/{shown.pk}/").content.decode()
+    assert "Bob's secret" not in page
+    assert "Bob's secret" not in client.get("/kg/").content.decode()
+
+
+def test_the_entity_page_draws_neighbours_as_links_and_names_own_sources_only(
+    user: Any, other_user: Any
+) -> None:
+    mine: Any = ThoughtFactory(owner=user)
+    theirs: Any = ThoughtFactory(owner=other_user)
+    focus: Any = EntityFactory(name="Billing API", source_thought=mine)
+    near: Any = EntityFactory(name="Postgres", source_thought=theirs)
+    far: Any = EntityFactory(name="Disk")
+    EdgeFactory(source=focus, target=near, rel_type="uses")
+    EdgeFactory(source=near, target=far, rel_type="stores_on")
+    client = signed_in(user)
+    page = client.get(f"/kg/entities/{focus.pk}/").content.decode()
+    assert f'href="/kg/entities/{near.pk}/"' in page and f'data-key="{far.pk}"' not in page
+    assert f"/thoughts/{mine.pk}/" in page and str(theirs.pk) not in page
+    deeper = client.get(f"/kg/entities/{focus.pk}/", {"depth": "2"}).content.decode()
+    assert f'data-key="{far.pk}"' in deeper
+
+
+def test_only_moderators_get_the_review_link(user: Any, moderator: Any) -> None:
+    assert 'id="kg-review-link"' not in signed_in(user).get("/kg/").content.decode()
+    assert 'id="kg-review-link"' in signed_in(moderator).get("/kg/").content.decode()
+
+
+def test_the_list_by_type(user: Any) -> None:
+    EntityFactory(name="Alice", entity_type="person")
+    EntityFactory(name="Redis", entity_type="technology")
+    page = signed_in(user).get("/kg/", {"type": "person"}).content.decode()
+    assert "Alice" in page and ">Redis<" not in page
