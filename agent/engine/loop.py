@@ -21,10 +21,11 @@ from agent.engine.beliefs import (
     seed_nodes,
     write_beliefs,
 )
-from agent.engine.compose import compose
+from agent.engine.compose import Composed, compose
 from agent.engine.confidence import reported_confidence
 from agent.engine.config import EngineConfig
 from agent.engine.executors import option_text
+from agent.engine.phrasing import phrase
 from agent.engine.policy import answer_history, enumerate_and_score, question_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
@@ -303,22 +304,7 @@ def _finish(
     ranked = beliefs.ranked()
     by_id = {str(n.node_id): n for n in state.belief_state.nodes}
     top = by_id[ranked[0]]
-    entry = state.journal_entry.text
-    live = [by_id[h].archetype for h in ranked]
-    crux = compose(entry, top.archetype, live, fallback=top.text)
-    secondary = []
-    for h in ranked[1:]:
-        if beliefs.joint[h] < 0.1:
-            continue
-        theme = compose(entry, by_id[h].archetype, live, avoid=crux.spans, fallback=by_id[h].text)
-        secondary.append(
-            SecondaryTheme(
-                node_id=by_id[h].node_id,
-                text=theme.text,
-                confidence=round(beliefs.joint[h], 4),
-                evidence_spans=theme.spans,
-            )
-        )
+    crux, secondary, note = _worded(state.journal_entry.text, beliefs, ranked, by_id)
     trail = [
         f"r{e.at_revision} {e.kind}: {e.payload.get('summary', '')}" for e in state.evidence_log
     ]
@@ -329,6 +315,7 @@ def _finish(
         f"Stop({reason}): top p={top_p:.2f}, gap={gap:.2f}, questions={state.budget_used}; "
         f"posterior {posterior:.4f} → reported confidence {confidence:.4f}"
     )
+    trail.append(note)
     result = AgentResult(
         # Secondary themes keep their posterior share: the fit rates say how often the leading
         # statement fits, which is what the writer is asked to accept.
@@ -350,6 +337,40 @@ def _finish(
         beliefs.entropy,
         sorted(beliefs.nodes_only.values(), reverse=True)[:2],
     )
+
+
+def _worded(
+    entry: str, beliefs: Beliefs, ranked: list[str], by_id: dict[str, Any]
+) -> tuple[Composed, list[SecondaryTheme], str]:
+    """The confirmed crux and the secondary themes (posterior ≥ 0.1) in the writer's terms:
+    the offline composer's, or the chat model's when one is configured and its answer passes
+    every check (agent/engine/phrasing.py); the note says which, for the reasoning trail."""
+    live = [by_id[h].archetype for h in ranked]
+    top = by_id[ranked[0]]
+    crux = compose(entry, top.archetype, live, fallback=top.text)
+    kept = [h for h in ranked[1:] if beliefs.joint[h] >= 0.1]
+    offline = {
+        h: compose(entry, by_id[h].archetype, live, avoid=crux.spans, fallback=by_id[h].text)
+        for h in kept
+    }
+    phrased = phrase(
+        entry,
+        top.archetype,
+        [by_id[h].archetype for h in kept],
+        crux,
+        {by_id[h].archetype: offline[h] for h in kept},
+    )
+    secondary = [
+        SecondaryTheme(
+            node_id=by_id[h].node_id,
+            text=theme.text,
+            confidence=round(beliefs.joint[h], 4),
+            evidence_spans=theme.spans,
+        )
+        for h in kept
+        for theme in [phrased.themes.get(by_id[h].archetype, offline[h])]
+    ]
+    return phrased.crux, secondary, phrased.note
 
 
 def _guardrail(state: AgentState, seed: int, safety: Assessment) -> TurnOutcome:

@@ -52,6 +52,9 @@ AGENT_ENABLE_CLUSTER_SPECTRAL = env_bool("AGENT_ENABLE_CLUSTER_SPECTRAL", False)
 # Distress detector (agent.safety): the chat model as a third layer. auto: when the environment
 # names a chat model (IV_CLI_CMD, IV_SYNTH_CLI_CMD or GROK_API_KEY); on: always try; off: never.
 DISTRESS_MODEL_CHECK = env_choice("DISTRESS_MODEL_CHECK", "auto", ("auto", "on", "off"))
+# The final crux phrased by the chat model (agent/engine/phrasing.py), validated, the offline
+# composer otherwise. auto: when the environment names a chat model, as above; on; off.
+AGENT_CRUX_MODEL = env_choice("AGENT_CRUX_MODEL", "auto", ("auto", "on", "off"))
 
 # v2 excavations
 EXCAVATION_TAU_HIGH = env_float("EXCAVATION_TAU_HIGH", 0.80, low=0.0, high=1.0)
