@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "kg",
     "innervoice",
     "agent",
+    "mcpserver",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,58 @@
+"""Fixtures of the MCP tests: ``manage.py mcp`` spawned by the SDK's own client over stdio, on
+the test database, and helpers to run a client session from a synchronous test."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from django.contrib.auth.models import User
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.support.celery_worker import worker_database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """The environment of a server process on the test database, offline."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": worker_database_url(),
+        "EMBEDDING_PROVIDER": "hash",
+        "EMBEDDING_DIM": "0",
+        "DJANGO_SECRET_KEY": "test-only-secret",
+        "AGENT_STATE_SECRET": "test-only-agent-secret",
+        "IV_CLI_CMD": "/bin/false",
+        "DISTRESS_MODEL_CHECK": "off",
+        **extra,
+    }
+    for name in ("IV_SYNTH_CLI_CMD", "IV_SCRIPT_PATH", "GROK_API_KEY", "IV_MODELS", "REDIS_URL"):
+        env.pop(name, None)
+    return env
+
+
+def stdio_params(user: User | None, **env: str) -> StdioServerParameters:
+    args = ["manage.py", "mcp"] + (["--user", user.username] if user is not None else [])
+    return StdioServerParameters(
+        command=sys.executable, args=args, cwd=str(ROOT), env=server_env(**env)
+    )
+
+
+def with_client(
+    server: StdioServerParameters | Any, session: Callable[[Client], Awaitable[T]]
+) -> T:
+    """Run ``session`` against a connected client and return what it returns. Call it outside
+    any ORM work: Django refuses queries while an event loop runs in the thread."""
+
+    async def main() -> T:
+        async with Client(server, read_timeout_seconds=60) as client:
+            return await session(client)
+
+    return asyncio.run(main())
