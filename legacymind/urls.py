@@ -25,6 +25,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/v1/", include(api_v1)),
+    # The MCP server over Streamable HTTP (docs/mcp.md).
+    path("mcp", include("mcpserver.urls")),
     # The journaling agent keeps the original service's paths (specs/README.md).
     path("", include("agent.urls")),
     path("", include("thoughts.pages")),

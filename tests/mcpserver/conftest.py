@@ -56,3 +56,13 @@ def with_client(
             return await session(client)
 
     return asyncio.run(main())
+
+
+def http_server(url: str, token: str | None, **headers: str) -> Any:
+    """The SDK's Streamable HTTP transport to ``url`` with ``Authorization: Bearer <token>``."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))

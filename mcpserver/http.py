@@ -1,0 +1,211 @@
+"""``/mcp``: the same tools over Streamable HTTP, on the web app's own port.
+
+A DRF view does what every API request gets (token authentication, per-user throttles, the
+error envelope) and checks the ``Origin`` header; the SDK's session manager, stateless and
+answering in JSON, runs on an event loop in a background thread and speaks the protocol. The
+tools it calls run back in the request's thread (with its database connection), as the
+authenticated user."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from rest_framework.authentication import TokenAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from legacymind.users import signed_in
+from mcpserver.conf import allowed_origins
+from mcpserver.server import SCOPE_KEY, Caller, build
+
+_Work = tuple[Callable[[], Any], "asyncio.Future[Any]"] | None
+
+
+class BearerOrTokenAuthentication(TokenAuthentication):
+    """The REST API's token, as ``Authorization: Bearer <key>`` (what MCP clients send) or
+    ``Token <key>`` (what the REST API takes)."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() not in (b"bearer", b"token"):
+            return None
+        if len(parts) != 2:
+            raise AuthenticationFailed("Invalid Authorization header: give one token.")
+        try:
+            key = parts[1].decode()
+        except UnicodeError:
+            raise AuthenticationFailed("Invalid token.") from None
+        return self.authenticate_credentials(key)
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="legacymind"'
+
+
+def origin_allowed(request: Request) -> bool:
+    """A browser's request from another site is refused (DNS rebinding): the page's origin must
+    be this server's, one of ``DJANGO_CSRF_TRUSTED_ORIGINS`` or of ``MCP_ALLOWED_ORIGINS``.
+    Clients that are not browsers send no Origin."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    own = f"{request.scheme}://{request.get_host()}"
+    trusted = {o.lower() for o in getattr(settings, "CSRF_TRUSTED_ORIGINS", [])}
+    return origin.lower() in {own.lower(), *trusted, *allowed_origins()}
+
+
+class _Bridge:
+    """The SDK's session manager on its own event loop, for the life of the process."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        threading.Thread(target=self._main, name="mcp-http", daemon=True).start()
+        self._ready.wait()
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._serve())
+
+    async def _serve(self) -> None:
+        self.manager = StreamableHTTPSessionManager(
+            app=build(None),
+            json_response=True,
+            stateless=True,
+            # The view checked the Origin, and Django the Host (ALLOWED_HOSTS).
+            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        async with self.manager.run():
+            self._ready.set()
+            await asyncio.Event().wait()
+
+    def handle(self, scope: dict[str, Any], body: bytes) -> HttpResponse:
+        """Serve one request; the tools it calls run here, in the calling thread."""
+        work: queue.SimpleQueue[_Work] = queue.SimpleQueue()
+
+        async def run(fn: Callable[[], Any]) -> Any:
+            future = asyncio.get_running_loop().create_future()
+            work.put((fn, future))
+            return await future
+
+        scope[SCOPE_KEY] = Caller(user=scope.pop("user"), run=run)
+        exchange = _Exchange(body)
+        done = asyncio.run_coroutine_threadsafe(
+            self.manager.handle_request(scope, exchange.receive, exchange.send), self.loop
+        )
+        done.add_done_callback(lambda _: work.put(None))
+        while (item := work.get()) is not None:
+            self._do(*item)
+        done.result()
+        return exchange.response()
+
+    def _do(self, fn: Callable[[], Any], future: asyncio.Future[Any]) -> None:
+        def settle(method: str, value: Any) -> None:
+            if not future.done():
+                getattr(future, method)(value)
+
+        try:
+            result = fn()
+        except Exception as exc:
+            self.loop.call_soon_threadsafe(settle, "set_exception", exc)
+        else:
+            self.loop.call_soon_threadsafe(settle, "set_result", result)
+
+
+class _Exchange:
+    """The ASGI side of one request: its body in, the response collected."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body, self.sent = body, False
+        self.status, self.headers, self.chunks = 500, list[tuple[bytes, bytes]](), list[bytes]()
+        self.finished: asyncio.Event | None = None
+
+    async def receive(self) -> dict[str, Any]:
+        if not self.sent:
+            self.sent = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        self.finished = self.finished or asyncio.Event()
+        await self.finished.wait()  # the client stays until the answer is complete
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.status, self.headers = message["status"], list(message.get("headers", []))
+        elif message["type"] == "http.response.body":
+            self.chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                self.finished = self.finished or asyncio.Event()
+                self.finished.set()
+
+    def response(self) -> HttpResponse:
+        out = HttpResponse(b"".join(self.chunks), status=self.status)
+        for name, value in self.headers:
+            if name.lower() != b"content-length":
+                out[name.decode("latin-1")] = value.decode("latin-1")
+        return out
+
+
+_bridge: _Bridge | None = None
+_bridge_lock = threading.Lock()
+
+
+def bridge() -> _Bridge:
+    global _bridge
+    with _bridge_lock:
+        if _bridge is None:
+            _bridge = _Bridge()
+        return _bridge
+
+
+class McpView(APIView):
+    """The MCP endpoint (Streamable HTTP). Authorization: Bearer <your API token>."""
+
+    authentication_classes = [BearerOrTokenAuthentication]
+    permission_classes = [IsAuthenticated]
+    parser_classes: list[Any] = []  # the body goes to the SDK as it came
+    schema = None  # not a REST endpoint: not in the OpenAPI document
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        if not origin_allowed(request):
+            raise PermissionDenied("Origin not allowed.")
+        super().initial(request, *args, **kwargs)
+
+    def post(self, request: Request) -> HttpResponse:
+        return self._serve(request)
+
+    def get(self, request: Request) -> HttpResponse:
+        return self._serve(request)
+
+    def delete(self, request: Request) -> HttpResponse:
+        return self._serve(request)
+
+    def _serve(self, request: Request) -> HttpResponse:
+        raw = request._request
+        headers = [
+            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in raw.headers.items()
+        ]
+        scope: dict[str, Any] = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": raw.method,
+            "scheme": raw.scheme,
+            "path": "/mcp",
+            "raw_path": b"/mcp",
+            "root_path": "",
+            "query_string": raw.META.get("QUERY_STRING", "").encode("latin-1"),
+            "headers": headers,
+            "server": (raw.get_host().rsplit(":", 1)[0], int(raw.get_port() or 80)),
+            "client": (raw.META.get("REMOTE_ADDR", ""), 0),
+            "user": signed_in(request),
+        }
+        return bridge().handle(scope, raw.body)

@@ -1,0 +1,104 @@
+"""/mcp over Streamable HTTP against a live server: the token, the Origin, the tools as the
+token's user."""
+
+from __future__ import annotations
+
+import json
+from urllib import request
+from urllib.error import HTTPError
+
+import pytest
+from mcp import Client
+from rest_framework.authtoken.models import Token
+
+from tests.mcpserver.conftest import http_server, with_client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+def _post(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    req = request.Request(
+        url,
+        data=json.dumps(INIT).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
+    try:
+        with request.urlopen(req, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def _key(user) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def test_without_a_valid_token_the_answer_is_401_with_www_authenticate(live_server, user):
+    for headers in ({}, {"Authorization": "Bearer not-a-token"}):
+        status, answer, _ = _post(f"{live_server.url}/mcp", **headers)
+        assert status == 401
+        assert answer["WWW-Authenticate"].startswith("Bearer")
+    status, _, body = _post(f"{live_server.url}/mcp", Authorization=f"Token {_key(user)}")
+    assert status == 200, body
+
+
+def test_a_foreign_origin_is_refused(live_server, user):
+    key = _key(user)
+    status, _, body = _post(
+        f"{live_server.url}/mcp", Authorization=f"Bearer {key}", Origin="http://evil.example"
+    )
+    assert status == 403 and b"Origin" in body
+    status, _, _ = _post(
+        f"{live_server.url}/mcp", Authorization=f"Bearer {key}", Origin=live_server.url
+    )
+    assert status == 200
+
+
+def test_think_then_search_with_a_token_and_users_are_isolated(live_server, user, other_user):
+    url, alice, bob = f"{live_server.url}/mcp", _key(user), _key(other_user)
+
+    async def think(client: Client):
+        made = await client.call_tool(
+            "legacymind_think", {"content": "The ferry timetable changes in April"}
+        )
+        found = await client.call_tool(
+            "legacymind_search", {"query": "ferry timetable", "target": "thoughts"}
+        )
+        return made.structured_content, found.structured_content
+
+    made, found = with_client(http_server(url, alice), think)
+    thought_id = made["delegated_result"]["thought_id"]
+    assert [hit["content"] for hit in found["thoughts"]["results"]] == [
+        "The ferry timetable changes in April"
+    ]
+
+    async def snoop(client: Client):
+        found = await client.call_tool(
+            "legacymind_search", {"query": "ferry timetable", "target": "thoughts"}
+        )
+        try:
+            await client.read_resource(f"legacymind://thoughts/{thought_id}")
+            read = "read"
+        except Exception as exc:
+            read = str(exc)
+        return found.structured_content, read
+
+    found, read = with_client(http_server(url, bob), snoop)
+    assert found["thoughts"]["results"] == []
+    assert read != "read" and "ferry" not in read
