@@ -12,6 +12,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ComponentRegistry
 from drf_spectacular.settings import spectacular_settings
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 _REF = "#/components/schemas/"
@@ -24,7 +25,8 @@ class _SchemaView(APIView):
 
 
 def _mapper() -> AutoSchema:
-    auto = AutoSchema()
+    # The API's schema class: whatever it adds to a serializer's schema, the tools say too.
+    auto: AutoSchema = api_settings.DEFAULT_SCHEMA_CLASS()  # type: ignore[operator]
     auto.registry = ComponentRegistry()
     auto.method, auto.path, auto.path_regex = "POST", "/mcp", "/mcp"
     auto.view = _SchemaView()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -198,3 +199,27 @@ def test_bad_calls_are_tool_errors_that_name_the_field(user, other_user):
         != "resolved"
     )
     assert resource is not None and "bob's secret plan" not in resource
+
+
+def test_inner_voice_command_answers_from_a_terminal_and_stores_no_question(user):
+    question = "Which QZXV harbour crane broke first?"
+    env = server_env()
+    done = subprocess.run(
+        [sys.executable, "manage.py", "inner_voice", question, "--user", user.username,
+         "--new-thread", "cranes", "--json"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["answer"] and answer["thread"]["topic"] == "cranes"
+    assert answer["synth_thought_id"].startswith("thoughts:")
+    from thoughts.models import Thought
+
+    assert not Thought.objects.filter(content__contains="QZXV").exists()
+    assert "QZXV" not in done.stderr
+    plain = subprocess.run(
+        [sys.executable, "manage.py", "inner_voice", "and then?", "--user", user.username],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert plain.returncode == 0, plain.stderr
+    assert "Sources:" in plain.stdout and "Thread: cranes" in plain.stdout
