@@ -26,10 +26,12 @@ from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask
 from innervoice.threads import thread_close
+from kg.selectors import memories_by_id
 from legacymind.api.throttles import UserThrottle
 from legacymind.errors import Conflict, NotFound, ServiceError, outage, redis_down
 from legacymind.users import signed_in
 from legacymind.web.form_tokens import new_token
+from thoughts.selectors import thoughts_visible_to
 
 logger = logging.getLogger("innervoice")
 
@@ -227,9 +229,12 @@ def _thread(
     # Newest first: the answer just asked for is at the top of the first page.
     exchanges = selectors.thread_exchanges(thread=own).reverse()
     page: Page[Any] = Paginator(exchanges, EXCHANGES_PER_PAGE).get_page(request.GET.get("page"))
+    _add_sources(request, list(page))  # the page's own rows: the template iterates the same
     context = {
         "thread": own,
         "exchanges": page,
+        # Its own token: "Ask this next" is a second ask form on the page.
+        "next_token": new_token(),
         "asked": request.GET.get("asked", ""),
         "safety": _safety(request.GET.get("safety", "")),
         "query_max": QUERY_MAX,
@@ -237,6 +242,58 @@ def _thread(
         **context,
     }
     return render(request, "innervoice/thread.html", context, status=status)
+
+
+KINDS = {"kge": "entity", "kgo": "observation"}  # the KG's refs (kge:12) as kinds
+
+
+def _add_sources(request: HttpRequest, exchanges: list[Any]) -> None:
+    """Sets each exchange's ``source_links``: the thoughts and KG memories its answer was drawn
+    from, as links to their pages, as far as the viewer may still see them (a query or two a
+    page, not one an exchange)."""
+    thought_ids = {t for x in exchanges for t in x.thoughts_provided or []}
+    refs = {x.pk: [_ref(r) for r in x.memories_injected or []] for x in exchanges}
+    wanted = {
+        kind: {pk for rs in refs.values() for k, pk in rs if k == kind and pk is not None}
+        for kind in KINDS.values()
+    }
+    rows = memories_by_id(
+        request.user, entity_ids=wanted["entity"], observation_ids=wanted["observation"]
+    )
+    visible = thoughts_visible_to(request.user).filter(pk__in=_uuids(thought_ids))
+    previews = {str(pk): text for pk, text in visible.values_list("pk", "content")}
+    for x in exchanges:
+        links = [
+            {"label": _short(previews[t]), "href": reverse("thought-page", args=[t])}
+            for t in x.thoughts_provided or []
+            if t in previews
+        ]
+        for kind, pk in refs[x.pk]:
+            row = rows.get((kind, pk)) if kind and pk is not None else None
+            entity_id = pk if kind == "entity" else getattr(row, "entity_id", None)
+            if row is not None and entity_id is not None:
+                links.append(
+                    {"label": row.name, "href": reverse("kg-entity-page", args=[entity_id])}
+                )
+        x.source_links = links
+
+
+def _ref(ref: str) -> tuple[str | None, int | None]:
+    prefix, _, raw = str(ref).partition(":")
+    kind = KINDS.get(prefix)
+    return (kind, int(raw)) if kind and raw.isdigit() else (None, None)
+
+
+def _uuids(values: set[str]) -> list[uuid.UUID]:
+    out = []
+    for value in values:
+        with suppress(ValueError):
+            out.append(uuid.UUID(value))
+    return out
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _safety(level: str) -> dict[str, Any] | None:

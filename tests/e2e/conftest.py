@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,17 @@ ENTRY = (
     "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
     "everything and help, and then I'm angry at myself for having no limits at all."
 )
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 # A browser test that cannot start a browser fails: a skipped page test would let a broken page
-# pass `make test` (which installs chromium when it runs as root).
+# pass `make test` (which installs chromium when it runs as root). Only SKIP_BROWSER=1, set by
+# hand, skips them; CI never sets it.
 needs_chromium = pytest.mark.usefixtures("chromium_present")
 
 
 @pytest.fixture
 def chromium_present() -> None:
+    if os.environ.get("SKIP_BROWSER") == "1":
+        pytest.skip("SKIP_BROWSER=1: the browser tests were asked to be skipped")
     if not Path(CHROMIUM).exists():
         pytest.fail(
             f"the browser tests need Debian's chromium at {CHROMIUM}: apt-get install chromium"
@@ -55,6 +60,30 @@ def page(live_server: Any, writer: Any, monkeypatch: pytest.MonkeyPatch) -> Iter
         pg = browser.new_page()
         yield pg
         browser.close()
+
+
+def assert_accessible(page: Any) -> None:
+    """axe-core (vendored, injected here, never served by the app) finds no serious or critical
+    violation on the page as it is now."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async () => {
+            const r = await axe.run(document, {resultTypes: ["violations"]});
+            return r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
+              .map(v => `${v.id} (${v.impact}): ${v.nodes.map(n => n.target.join(" ")).join(", ")}`);
+        }"""
+    )
+    assert found == [], f"{page.url}: {found}"
+
+
+def sign_in_as(page: Any, live_server: Any, username: str, password: str, path: str) -> None:
+    """Open ``path``, which sends the browser to the sign-in form, sign in and come back."""
+    page.goto(live_server.url + path)
+    assert "/accounts/login/" in page.url
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("#sign-in-submit")
+    page.wait_for_url(live_server.url + path)
 
 
 def sign_in(page: Any, live_server: Any) -> None:

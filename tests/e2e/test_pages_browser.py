@@ -1,0 +1,187 @@
+"""The browsing pages in a real browser (Debian's chromium, never downloaded) against a live
+server: thoughts and their chains, search, the knowledge graph after a moderator's approval,
+another user's thought, and axe-core on each page (0 serious or critical violations)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connections
+
+from tests.e2e.conftest import assert_accessible, needs_chromium, sign_in_as
+from tests.kg.factories import EdgeCandidateFactory, EntityFactory
+from tests.thoughts.factories import ThoughtFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), needs_chromium]
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def token(writer: Any) -> str:
+    """An API token for the writer, made before Playwright starts (see ``writer``)."""
+    from rest_framework.authtoken.models import Token
+
+    return str(Token.objects.create(user=writer).key)
+
+
+def think(page: Any, live_server: Any, token: str, **body: Any) -> str:
+    response = page.request.post(
+        live_server.url + "/api/v1/think",
+        headers={"Authorization": f"Token {token}"},
+        data=body,
+    )
+    assert response.status == 201, response.text()
+    return str(response.json()["delegated_result"]["thought_id"]).removeprefix("thoughts:")
+
+
+def test_think_then_find_filter_open_and_follow_the_chain(
+    page: Any, live_server: Any, token: str
+) -> None:
+    # Tags are kept only from THINK_TAG_WHITELIST (plan, debug, dx, photography, idea).
+    first = think(page, live_server, token, content="Plan: move billing to the new queue.",
+                  tags=["plan"], chain_id="billing-move")  # fmt: skip
+    second = think(page, live_server, token, content="Why does the billing deploy fail again?",
+                   tags=["plan"], chain_id="billing-move", previous_thought_id=first)  # fmt: skip
+    think(page, live_server, token, content="Unrelated idea about gardening.", tags=["idea"])
+    sign_in_as(page, live_server, "writer", PASSWORD, "/thoughts/")
+    assert page.locator("#timeline .thought-row").count() == 3
+    # Newest first.
+    assert "gardening" in page.locator("#timeline .thought-row").first.inner_text()
+    assert_accessible(page)
+
+    page.click("summary")
+    page.fill("#f-tags", "plan")
+    page.click("#apply-filters")  # htmx swaps the results in place and keeps the address
+    page.wait_for_function("document.querySelectorAll('#timeline .thought-row').length === 2")
+    assert "tags=plan" in page.url
+    mode = page.locator(f"#row-{first} .badge").inner_text()
+    other = "question" if mode != "question" else "debug"
+    page.select_option("#f-mode", other)  # a select filters as soon as it changes
+    page.wait_for_url(f"**mode={other}**")
+    page.wait_for_selector(f"#row-{first}", state="detached")
+    assert all(b == other for b in page.locator("#timeline .badge").all_inner_texts())
+    page.select_option("#f-mode", "")
+    page.wait_for_selector(f"#row-{second}")
+
+    page.click(f"#row-{second} a.open-thought")
+    page.wait_for_url(f"**/thoughts/{second}/")
+    assert page.locator("#mode").inner_text().startswith("question")
+    assert page.locator("#mode-reason").inner_text().strip()
+    assert page.locator(f'#chain-graph a[data-key="{first}"]').count() == 1
+    assert_accessible(page)
+    page.click(f'#chain-graph a[data-key="{first}"]')
+    page.wait_for_url(f"**/thoughts/{first}/")
+    assert "move billing" in page.locator("#content").inner_text()
+
+
+def test_search_by_meaning_finds_the_nearest_thought(
+    page: Any, live_server: Any, writer: Any
+) -> None:
+    ThoughtFactory(owner=writer, content="The invoice migration locks the billing table.")
+    ThoughtFactory(owner=writer, content="Tomatoes need more sun on the balcony.")
+    ThoughtFactory(owner=writer, content="Call mum on Sunday.")
+    # The factory stores no vectors: embedded by the same provider search uses.
+    from django.core.management import call_command
+
+    call_command("reembed", verbosity=0)
+    connections.close_all()
+    sign_in_as(page, live_server, "writer", PASSWORD, "/thoughts/")
+    page.fill("#q", "billing table invoice migration")
+    page.click("#search-submit")
+    page.wait_for_selector("#search-note")
+    first = page.locator("#timeline .thought-row").first
+    assert "invoice migration" in first.inner_text()
+    assert first.locator(".similarity").count() == 1
+
+
+def test_delete_asks_then_the_thought_is_gone(page: Any, live_server: Any, writer: Any) -> None:
+    gone: Any = ThoughtFactory(owner=writer, content="A thought to delete.")
+    sign_in_as(page, live_server, "writer", PASSWORD, f"/thoughts/{gone.pk}/")
+    page.click("#delete")
+    page.wait_for_selector("#confirm-delete")
+    assert_accessible(page)
+    page.click("#confirm-delete")
+    page.wait_for_url("**/thoughts/")
+    assert "The thought was deleted." in page.inner_text("main")
+    assert page.goto(f"{live_server.url}/thoughts/{gone.pk}/").status == 404
+
+
+@pytest.fixture
+def someone_elses(transactional_db: None) -> str:
+    from django.contrib.auth.models import User
+
+    other = User.objects.create_user("other", password="other-password-1")
+    return str(ThoughtFactory(owner=other, content="Not yours to read.").pk)
+
+
+def test_another_users_thought_is_a_404(
+    page: Any, live_server: Any, writer: Any, someone_elses: str
+) -> None:
+    sign_in_as(page, live_server, "writer", PASSWORD, "/thoughts/")
+    response = page.goto(f"{live_server.url}/thoughts/{someone_elses}/")
+    assert response.status == 404
+    assert "Not yours to read." not in page.content()
+
+
+@pytest.fixture
+def pending_edge(transactional_db: None) -> int:
+    """A moderator (staff, in "KG moderators"), two entities and a pending edge between them."""
+    from django.contrib.auth.models import Group, User
+
+    mod = User.objects.create_user("mod", password="mod-password-1", is_staff=True)
+    mod.groups.add(Group.objects.get(name="KG moderators"))
+    EntityFactory(name="Billing API", entity_type="service")
+    EntityFactory(name="Postgres", entity_type="technology")
+    candidate: Any = EdgeCandidateFactory(
+        source_name="Billing API", target_name="Postgres", rel_type="depends_on"
+    )
+    return int(candidate.pk)
+
+
+def test_a_moderator_approves_then_opens_the_entity_and_clicks_a_neighbour(
+    page: Any, live_server: Any, pending_edge: int
+) -> None:
+    sign_in_as(page, live_server, "mod", "mod-password-1", "/kg/")
+    assert page.locator("#kg-review-link").count() == 1
+    assert_accessible(page)
+    page.goto(f"{live_server.url}/admin/kg/edgecandidate/{pending_edge}/review/")
+    page.click("button[value=approve]")
+    page.wait_for_url("**/admin/kg/edgecandidate/")
+
+    page.goto(live_server.url + "/kg/")
+    page.click("#kg-entities >> text=Billing API")
+    page.wait_for_selector("#kg-graph")
+    assert "depends_on" in page.locator("#edges").inner_text()
+    assert_accessible(page)
+    page.locator("#kg-graph a.node:not(.focus)").first.click()  # the neighbour, by the graph
+    page.wait_for_selector("#entity-name")
+    assert page.locator("#entity-name").inner_text() == "Postgres"
+    # Keyboard: the graph's nodes are links, reached with Tab like any other.
+    assert page.eval_on_selector("#kg-graph a.node", "a => a.getAttribute('href')").startswith(
+        "/kg/entities/"
+    )
+
+
+def test_home_and_the_kg_search_pass_axe_and_fit_a_phone(
+    page: Any, live_server: Any, writer: Any
+) -> None:
+    ThoughtFactory(owner=writer, content="A recent thought for the home page.")
+    EntityFactory(name="Redis", entity_type="technology")
+    page.goto(live_server.url + "/")  # the way in, for anyone
+    assert page.locator("#home-sign-in").count() == 1
+    assert_accessible(page)
+    sign_in_as(page, live_server, "writer", PASSWORD, "/thoughts/")
+    page.goto(live_server.url + "/")
+    assert "A recent thought" in page.locator("#home-thoughts").inner_text()
+    assert_accessible(page)
+    page.goto(live_server.url + "/kg/?q=redis")
+    assert_accessible(page)
+    for path in ("/", "/thoughts/", "/kg/", "/journal/", "/inner-voice/"):
+        page.set_viewport_size({"width": 375, "height": 800})
+        page.goto(live_server.url + path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, path
+        assert_accessible(page)
+    page.click("#sign-out")
+    page.goto(live_server.url + "/accounts/login/")
+    assert_accessible(page)
