@@ -1,0 +1,196 @@
+"""MCP round trip: ``legacymind_search`` as an MCP tool call over stdio and over Streamable HTTP,
+against the same search over REST (``POST /api/v1/search``), paired in one run.
+
+One gunicorn (the repo's gunicorn.conf.py, one worker process) serves REST and /mcp on the
+bench database (``bench_mcp``: ``--entities`` KG entities, hash embeddings); ``manage.py mcp``
+serves stdio. Each round sends the same query four ways, in a rotating order: REST, a raw
+JSON-RPC ``tools/call`` POST to /mcp (what the server adds), the SDK's client over HTTP, and
+the SDK's client over stdio (what an agent sees). The figure is the p50 of each, and the p50
+of the per-round differences against REST.
+
+    python bench/mcp.py [--rounds 300] [--entities 2000] [--write docs/benchmarks.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+# This file is named like the SDK's package: import the SDK before bench/ is searched first.
+_BENCH = sys.path.pop(0)
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
+
+sys.path.insert(0, _BENCH)
+os.environ.setdefault("BENCH_DATABASE_NAME", "bench_mcp")
+os.environ["EMBEDDING_PROVIDER"] = "hash"
+os.environ["EMBEDDING_DIM"] = "384"
+
+from _common import ROOT, percentile, use_bench_database  # noqa: E402
+from _docs import run_prepend  # noqa: E402
+from _think_load import bench_token, child_env  # noqa: E402
+
+from tests.support.redis_server import free_port  # noqa: E402
+
+USER = "mcp-bench"
+WORDS = [
+    "harbour",
+    "ledger",
+    "billing",
+    "ferry",
+    "crane",
+    "postgres",
+    "invoice",
+    "tide",
+    "pier",
+    "kernel",
+]
+
+
+def seed(entities: int) -> None:
+    from django.contrib.auth.models import User
+    from django.db import transaction
+
+    from kg.models import Entity
+    from kg.services import entity_upsert
+
+    if Entity.objects.count() >= entities:
+        return
+    viewer = User.objects.get(username=USER)
+    with transaction.atomic():
+        for i in range(Entity.objects.count(), entities):
+            name = f"{WORDS[i % 10]} {WORDS[(i // 10) % 10]} {i}"
+            entity_upsert(name=name, entity_type="concept", viewer=viewer)
+
+
+def start_gunicorn() -> tuple[subprocess.Popen[bytes], str]:
+    import httpx
+
+    port = free_port()
+    env = {**child_env(), "WEB_ACCESS_LOG": "", "EMBEDDING_PROVIDER": "hash"}
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "--workers", "1",
+         "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    for _ in range(300):
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+            return server, f"http://127.0.0.1:{port}"
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("gunicorn did not answer /healthz")
+
+
+async def measure(base: str, token: str, rounds: int) -> dict[str, list[float]]:
+    import httpx
+
+    auth = {"Authorization": f"Bearer {token}"}
+    rest_auth = {"Authorization": f"Token {token}"}  # the REST API's scheme
+    stdio = StdioServerParameters(
+        command=sys.executable, args=["manage.py", "mcp", "--user", USER], cwd=str(ROOT),
+        env={**child_env(), "EMBEDDING_PROVIDER": "hash"},
+    )  # fmt: skip
+    http = streamable_http_client(f"{base}/mcp", http_client=create_mcp_http_client(headers=auth))
+    async with (
+        httpx.AsyncClient(headers=auth, timeout=30) as raw,
+        Client(http) as over_http,
+        Client(stdio, read_timeout_seconds=60) as over_stdio,
+    ):
+        args = lambda i: {"query": f"{WORDS[i % 10]} {WORDS[(i * 7) % 10]}"}  # noqa: E731
+
+        async def rest(i: int) -> None:
+            answer = await raw.post(f"{base}/api/v1/search", json=args(i), headers=rest_auth)
+            assert answer.status_code == 200, answer.text
+
+        async def mcp_raw(i: int) -> None:
+            call = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": {"name": "legacymind_search", "arguments": args(i)}}  # fmt: skip
+            headers = {"Accept": "application/json, text/event-stream",
+                       "MCP-Protocol-Version": "2025-06-18"}  # fmt: skip
+            answer = await raw.post(f"{base}/mcp", json=call, headers=headers)
+            assert answer.status_code == 200 and "structuredContent" in answer.text, answer.text
+
+        async def sdk_http(i: int) -> None:
+            result = await over_http.call_tool("legacymind_search", args(i))
+            assert not result.is_error
+
+        async def sdk_stdio(i: int) -> None:
+            result = await over_stdio.call_tool("legacymind_search", args(i))
+            assert not result.is_error
+
+        ways: dict[str, Callable[[int], Awaitable[None]]] = {
+            "rest": rest, "mcp_http_raw": mcp_raw, "mcp_http_sdk": sdk_http,
+            "mcp_stdio_sdk": sdk_stdio,
+        }  # fmt: skip
+        times: dict[str, list[float]] = {name: [] for name in ways}
+        names = list(ways)
+        for i in range(-20, rounds):  # 20 warm-up rounds, not counted
+            order = names[i % 4 :] + names[: i % 4]
+            for name in order:
+                start = time.perf_counter()
+                await ways[name](i)
+                if i >= 0:
+                    times[name].append((time.perf_counter() - start) * 1000)
+        return times
+
+
+def report(times: dict[str, list[float]], entities: int) -> list[str]:
+    rest = times["rest"]
+    lines = [
+        "## MCP round trip: `legacymind_search` over MCP against REST (`bench/mcp.py`)",
+        "",
+        f"{len(rest)} paired rounds, {entities} KG entities, hash embeddings, gunicorn with one "
+        "gthread worker for REST and /mcp; stdio is `manage.py mcp` driven by the SDK's client.",
+        "",
+        "| way | p50 ms | p95 ms | p50 of (way - REST) per round, ms |",
+        "|---|---|---|---|",
+    ]
+    for name, values in times.items():
+        diffs = [v - r for v, r in zip(values, rest, strict=True)]
+        delta = "-" if name == "rest" else f"{percentile(diffs, 50):+.2f}"
+        lines.append(
+            f"| {name} | {percentile(values, 50):.2f} | {percentile(values, 95):.2f} | {delta} |"
+        )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--entities", type=int, default=2000)
+    parser.add_argument("--write", type=Path)
+    options = parser.parse_args()
+    use_bench_database()
+    token = bench_token(USER)
+    seed(options.entities)
+    server, base = start_gunicorn()
+    try:
+        times = asyncio.run(measure(base, token, options.rounds))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    lines = report(times, options.entities)
+    print("\n".join(lines))
+    if options.write:
+        when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        run_prepend(
+            options.write,
+            section="MCP round trip: `legacymind_search` over MCP against REST (`bench/mcp.py`)",
+            title=f"Run of {when}",
+            lines=lines,
+        )
+
+
+if __name__ == "__main__":
+    main()
