@@ -72,71 +72,37 @@ _ADVICE = re.compile(
     r"remember to|don't forget)\b",
     re.I,
 )
+_REPORTED = re.compile(
+    r"\b(?:feel|feels|felt|think|thought|believe|believed|tell yourself|sure|as if|like)\s+"
+    r"(?:that\s+)?$"
+)
 _IMPERATIVE = re.compile(
     r"^(?:try|consider|remember|take|stop|go|let yourself|allow|talk|set)\b", re.I
 )
-# People a crux may name without a capital letter: named, they must be in the entry too.
+# People a crux may name without a capital letter: named with a determiner ("your sister",
+# "her boss"), they must be in the entry too.
 _PEOPLE = (
     "mother|father|mum|mom|dad|mam|brother|sister|wife|husband|partner|boyfriend|girlfriend|"
     "son|daughter|grandmother|grandfather|grandma|grandad|granddad|nan|aunt|uncle|cousin|"
     "boss|manager|colleague|friend|neighbour|neighbor|teacher|coach|doctor|therapist|"
     "fiancé|fiance|fiancée|ex"
 )
-_PERSON = re.compile(rf"\b(?:{_PEOPLE})s?\b", re.I)
+_PERSON = re.compile(rf"\b(?:your|his|her|their|the|my)\s+((?:{_PEOPLE})s?)\b", re.I)
 _CAPITALISED = re.compile(r"[A-Z][\w'’-]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“‘(]\s*)$")
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "as",
-        "at",
-        "but",
-        "by",
-        "for",
-        "from",
-        "he",
-        "her",
-        "his",
-        "i",
-        "if",
-        "in",
-        "it",
-        "its",
-        "it's",
-        "just",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "she",
-        "so",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "they",
-        "this",
-        "those",
-        "to",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "why",
-        "with",
-        "you",
-        "your",
-        "you're",
-        "yours",
-        "yourself",
-    ]
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“‘'(]\s*)$")
+# Words that start a sentence without being names (beside any word the entry writes in lower
+# case): function words, common openers, and "you" in every form.
+_OPENERS = (
+    "a about after again all although always an and another any as at because before between "
+    "both but by despite during ever everyone never nobody someone sometimes "
+    "each even every for from he her here his how i if in instead it its just last maybe "
+    "more most much no not now of on once one only or other since she so some still such "
+    "than that the their then there these they this those though to too two until what "
+    "whatever when whenever where whether which while who why with without yet you you'd "
+    "you'll you're you've you’d you’ll you’re you’ve your yours yourself"
 )
+_FUNCTION_WORDS = frozenset(_OPENERS.split())
 
 
 @dataclass(frozen=True)
@@ -244,9 +210,21 @@ def problems(crux: Composed, entry: str) -> list[str]:
         out.append("invented name: " + ", ".join(names[:3]))
     if _new_terms(_DIAGNOSIS, text, entry):
         out.append("diagnosis")
-    if _ADVICE.search(text) or _IMPERATIVE.search(text.lstrip("\"'“‘ ")):
+    if _advice(text):
         out.append("advice")
     return out
+
+
+def _advice(text: str) -> bool:
+    """Whether ``text`` tells the writer what to do ("you should ...", "try ..."), as opposed to
+    saying what they feel they must do ("you feel you must keep earning it")."""
+    if _IMPERATIVE.search(text.lstrip("\"'“‘ ")):
+        return True
+    for match in _ADVICE.finditer(text):
+        before = text[max(0, match.start() - 30) : match.start()].lower()
+        if not _REPORTED.search(before):
+            return True
+    return False
 
 
 def _new_terms(pattern: re.Pattern[str], text: str, entry: str) -> list[str]:
@@ -256,21 +234,20 @@ def _new_terms(pattern: re.Pattern[str], text: str, entry: str) -> list[str]:
 
 
 def invented(text: str, entry: str) -> list[str]:
-    """Names in ``text`` the entry never uses: capitalised words (a sentence's first word only
-    when it is not a common word the entry or English uses in lower case), and the people a
-    crux may name in lower case (sister, boss, ...)."""
+    """Names in ``text`` the entry never uses: capitalised words the entry never writes, in any
+    case (a sentence's first word only when it is not a common opener), and the people a crux
+    may name in lower case ("your sister", "her boss")."""
     lowered = entry.lower()
     out = []
     for match in _CAPITALISED.finditer(text):
-        word = match.group(0)
-        if word == "I" or re.search(rf"\b{re.escape(word)}\b", entry):
-            continue
+        word = _POSSESSIVE.sub("", match.group(0))
+        parts = [p for p in re.split(r"[-‐]", word) if p]
+        if word == "I" or all(re.search(rf"\b{re.escape(p)}\b", entry, re.I) for p in parts):
+            continue  # the entry names it (in any case: some writers write names in lower case)
         starts = bool(_SENTENCE_START.search(text[: match.start()]))
-        common = word.lower() in _FUNCTION_WORDS or re.search(
-            rf"\b{re.escape(word.lower())}\b", lowered
-        )
-        if starts and common:
-            continue
+        if starts and (word.lower() in _FUNCTION_WORDS or word.lower().endswith("ing")):
+            continue  # a sentence's opener ("Since ...", "Losing ...")
         out.append(word)
-    out += _new_terms(_PERSON, text, entry)
+    own = {w.rstrip("s") for w in re.findall(rf"\b(?:{_PEOPLE})s?\b", lowered)}
+    out += [m.group(1) for m in _PERSON.finditer(text) if m.group(1).lower().rstrip("s") not in own]
     return out

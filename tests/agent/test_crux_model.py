@@ -15,7 +15,7 @@ import pytest
 
 from agent.engine.compose import FRAMES, Composed
 from agent.engine.phrasing import invented, parse, problems
-from tests.agent.conftest import act, init
+from tests.agent.conftest import FIXTURES, act, init
 
 pytestmark = pytest.mark.django_db
 
@@ -178,6 +178,20 @@ def test_the_checks_find_names_people_diagnoses_and_advice_the_entry_does_not_ho
     assert "diagnosis" not in problems(
         Composed("You wonder whether your ADHD is why you say yes to Tash.", [SPAN]), own
     )
+
+
+def test_the_checks_pass_the_train_writers_gold_cruxes():
+    """The gold cruxes of the training writers (tests/agent/fixtures/crux/writer_01..04) are
+    what a good model answer looks like: nearly all of them pass. Those refused are a relation
+    the entry does not name ("your brother" for Malcolm), a directive ("you need to really
+    repair things") and a gold span shorter than three words."""
+    passed = total = 0
+    for n in (1, 2, 3, 4):
+        for line in (FIXTURES / "crux" / f"writer_0{n}.jsonl").open():
+            item = json.loads(line)
+            total += 1
+            passed += not problems(Composed(item["gold_crux"], item["gold_spans"]), item["entry"])
+    assert total == 160 and passed >= 155
 
 
 def test_parse_reads_fenced_json_and_refuses_an_answer_without_the_confirmed_theme():
