@@ -247,8 +247,168 @@ def cross_validated(rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def fit_linear(posterior: np.ndarray, ok: np.ndarray) -> tuple[float, float]:
+    """``AGENT_FIT_SAME``, ``AGENT_FIT_OTHER`` by maximum likelihood: P(crux right) =
+    same · posterior + other · (1 - posterior), the form agent/engine/confidence.py reports
+    (a grid of 0.005 over [0.01, 0.99]²)."""
+    grid = np.arange(0.01, 0.9901, 0.005)
+    same, other = np.meshgrid(grid, grid, indexing="ij")
+    p = same[..., None] * posterior + other[..., None] * (1 - posterior)
+    loglik = (ok * np.log(p) + (1 - ok) * np.log(1 - p)).sum(axis=-1)
+    i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+    return float(grid[i]), float(grid[j])
+
+
+def fit_platt(posterior: np.ndarray, ok: np.ndarray) -> tuple[float, float]:
+    """Platt scaling on the posterior's log-odds: P(right) = sigmoid(a + b · logit(posterior)),
+    by maximum likelihood on a grid (the comparison fit; the agent reports the linear form)."""
+    z = np.log(np.clip(posterior, 1e-4, 1 - 1e-4) / (1 - np.clip(posterior, 1e-4, 1 - 1e-4)))
+    a_grid, b_grid = np.arange(-3, 3.001, 0.02), np.arange(0, 3.001, 0.02)
+    a, b = np.meshgrid(a_grid, b_grid, indexing="ij")
+    p = np.clip(1 / (1 + np.exp(-(a[..., None] + b[..., None] * z))), 1e-6, 1 - 1e-6)
+    loglik = (ok * np.log(p) + (1 - ok) * np.log(1 - p)).sum(axis=-1)
+    i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+    return float(a_grid[i]), float(b_grid[j])
+
+
+def fit_confidence(path: str) -> tuple[str, float, float]:
+    """Fit the reported-confidence mapping on the FACD plays in ``path`` (``--rows`` output of
+    the train writers), and compare mappings by leave-one-writer-out ECE and log loss."""
+    rows = load_paths([Path(path)])
+    rows = [r for r in rows if r["policy"].startswith("FACD")]
+    posterior = np.array([r["posterior"] for r in rows], dtype=float)
+    ok = np.array([r["ok"] for r in rows], dtype=float)
+    writer = np.array([r["item_id"].split("-")[0] for r in rows])
+    same, other = fit_linear(posterior, ok)
+    a, b = fit_platt(posterior, ok)
+
+    def linear(fit: np.ndarray, apply: np.ndarray) -> np.ndarray:
+        s, o = fit_linear(posterior[fit], ok[fit])
+        return s * posterior[apply] + o * (1 - posterior[apply])
+
+    def platt(fit: np.ndarray, apply: np.ndarray) -> np.ndarray:
+        a_, b_ = fit_platt(posterior[fit], ok[fit])
+        z = np.log(
+            np.clip(posterior[apply], 1e-4, 1 - 1e-4)
+            / (1 - np.clip(posterior[apply], 1e-4, 1 - 1e-4))
+        )
+        return 1 / (1 + np.exp(-(a_ + b_ * z)))
+
+    def constant(fit: np.ndarray, apply: np.ndarray) -> np.ndarray:
+        return np.full(int(apply.sum()), ok[fit].mean())
+
+    lines = [
+        f"{len(rows)} FACD plays, accuracy {ok.mean():.3f}, mean posterior {posterior.mean():.3f}",
+        f"linear (agent): AGENT_FIT_SAME={same:.3f} AGENT_FIT_OTHER={other:.3f}",
+        f"Platt: a={a:.2f} b={b:.2f}",
+        "leave-one-writer-out (fit on three writers, applied to the fourth):",
+    ]
+    for name, mapping in (
+        ("linear", linear),
+        ("platt", platt),
+        ("constant", constant),
+        ("posterior", None),
+    ):
+        conf = np.zeros_like(posterior)
+        for w in np.unique(writer):
+            out = writer == w
+            conf[out] = posterior[out] if mapping is None else mapping(~out, out)
+        conf = np.clip(conf, 1e-6, 1 - 1e-6)
+        loss = -float(np.mean(ok * np.log(conf) + (1 - ok) * np.log(1 - conf)))
+        lines.append(
+            f"  {name}: ECE {ece_of(conf, ok):.3f}, log loss {loss:.3f}, Brier {float(((conf - ok) ** 2).mean()):.3f}"
+        )
+    return "\n".join(lines), same, other
+
+
+def item_bootstrap(
+    rows: list[dict[str, Any]], stat: Any, draws: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """``stat(rows)`` and its 95% interval, resampling items (each with all its plays)."""
+    ids = sorted({r["item_id"] for r in rows})
+    members: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        members[r["item_id"]].append(r)
+    rng = np.random.default_rng(seed)
+    boot = [
+        stat([r for i in picked for r in members[ids[i]]])
+        for picked in rng.integers(0, len(ids), size=(draws, len(ids)))
+    ]
+    return stat(rows), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
+
+
+def summarise(path: str, same: float, other: float) -> str:
+    """Held-out figures from a ``--rows`` file, with the confidence mapping (same, other)
+    applied to each FACD play's posterior, and 95% item-bootstrap intervals (numpy seed 0)."""
+    rows = load_paths([Path(path)])
+    by_policy: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        name = (
+            "random"
+            if "random" in r["policy"]
+            else "never"
+            if "no questions" in r["policy"]
+            else "FACD"
+        )
+        by_policy[name].append(r)
+    facd = [
+        {**r, "conf": same * r["posterior"] + other * (1 - r["posterior"])}
+        for r in by_policy["FACD"]
+    ]
+
+    def acc(rs: list[dict[str, Any]]) -> float:
+        return float(np.mean([r["ok"] for r in rs])) if rs else 0.0
+
+    def hard(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in rs if r["ambiguity"] in ("medium", "high")]
+
+    def uplift(rs: list[dict[str, Any]]) -> float:
+        return acc(hard([r for r in rs if r["policy"].startswith("FACD")])) - acc(
+            hard([r for r in rs if r["policy"].startswith("baseline: no")])
+        )
+
+    def ece(rs: list[dict[str, Any]]) -> float:
+        return ece_of(np.array([r["conf"] for r in rs]), np.array([r["ok"] for r in rs], float))
+
+    lines = [f"{path}: {len(facd)} FACD plays of {len({r['item_id'] for r in facd})} items"]
+    for name, rs in by_policy.items():
+        value, low, high = item_bootstrap(rs, acc)
+        lines.append(f"  accuracy {name}: {value:.3f} ({low:.3f} to {high:.3f}), n={len(rs)}")
+    if by_policy.get("never"):
+        pair = by_policy["FACD"] + by_policy["never"]
+        value, low, high = item_bootstrap(pair, uplift)
+        lines.append(
+            f"  uplift medium+high: {value * 100:+.1f} ({low * 100:+.1f} to {high * 100:+.1f})"
+        )
+    value, low, high = item_bootstrap(facd, ece)
+    lines.append(
+        f"  ECE with same={same:.3f} other={other:.3f}: {value:.3f} ({low:.3f} to {high:.3f})"
+    )
+    conf = np.array([r["conf"] for r in facd])
+    ok = np.array([r["ok"] for r in facd], float)
+    lines.append(
+        f"  Brier {float(((conf - ok) ** 2).mean()):.3f}, mean confidence {conf.mean():.3f}"
+    )
+    lines.append(f"  questions {np.mean([r['questions'] for r in facd]):.2f}")
+    return "\n".join(lines)
+
+
+def _write_row(path: str, r: dict[str, Any], policy: str) -> None:
+    keep = ("item_id", "ambiguity", "archetype", "exit", "questions", "posterior")
+    record = {k: r[k] for k in keep}
+    record.update(policy=policy, ok=bool(r["ok"]), confidence=r["confidence"])
+    with open(path, "a") as fh:
+        fh.write(json.dumps(record) + "\n")
+
+
 def run_policy(
-    items: list[dict[str, Any]], *, name: str, ask: bool, policy: str, repeat: int
+    items: list[dict[str, Any]],
+    *,
+    name: str,
+    ask: bool,
+    policy: str,
+    repeat: int,
+    rows_out: str = "",
 ) -> dict:
     rows = []
     with override_settings(AGENT_POLICY=policy):
@@ -265,7 +425,10 @@ def run_policy(
                 r["archetype"] = item["archetype"]
                 r["ambiguity"] = item["ambiguity"]
                 r["item"] = index
+                r["item_id"] = item.get("id", str(index))
                 rows.append(r)
+                if rows_out:  # each play as it ends: a run cut short keeps what it played
+                    _write_row(rows_out, r, name)
     calib = calibration(rows)
     calib.update(cross_validated(rows))
     by_amb = {
@@ -376,9 +539,17 @@ def markdown(results: list[dict], safety: dict, provider: str, *, title: str = "
     return "\n".join(lines) + "\n"
 
 
-def run_all(items: list[dict[str, Any]], args: argparse.Namespace) -> list[dict]:
+def run_all(items: list[dict[str, Any]], args: argparse.Namespace, split: str = "") -> list[dict]:
+    rows_out = args.rows.replace("{split}", split or "dev") if args.rows else ""
     results = [
-        run_policy(items, name="FACD (EIG - λ·cost)", ask=True, policy="eig", repeat=args.repeat)
+        run_policy(
+            items,
+            name="FACD (EIG - λ·cost)",
+            ask=True,
+            policy="eig",
+            repeat=args.repeat,
+            rows_out=rows_out,
+        )
     ]
     if args.no_baselines:
         return results
@@ -388,6 +559,7 @@ def run_all(items: list[dict[str, Any]], args: argparse.Namespace) -> list[dict]
         ask=False,
         policy="eig",
         repeat=args.repeat,
+        rows_out=rows_out,
     )
     if args.skip_random:
         return [*results, never]
@@ -400,6 +572,7 @@ def run_all(items: list[dict[str, Any]], args: argparse.Namespace) -> list[dict]
             ask=True,
             policy="random",
             repeat=args.repeat,
+            rows_out=rows_out,
         ),
     ]
 
@@ -432,16 +605,40 @@ def main() -> None:
         "--no-baselines", action="store_true", help="play the FACD policy only (a quicker run)"
     )
     parser.add_argument(
+        "--rows",
+        default="",
+        help="append every play (item, posterior, confidence, correct, exit) to this jsonl; "
+        "{split} in the path is replaced by the split's name (calibration fits read it)",
+    )
+    parser.add_argument(
         "--skip-random", action="store_true", help="leave out the random-question baseline"
     )
+    parser.add_argument(
+        "--fit-confidence",
+        default="",
+        help="fit the reported-confidence mapping on a --rows file of the train writers, print "
+        "the settings and leave-one-writer-out figures, and stop",
+    )
+    parser.add_argument(
+        "--summarise",
+        default="",
+        help="with --fit-confidence: figures of this --rows file (held out) under the fitted "
+        "mapping, with item-bootstrap intervals",
+    )
     args = parser.parse_args()
+    if args.fit_confidence:
+        text, same, other = fit_confidence(args.fit_confidence)
+        print(text)
+        if args.summarise:
+            print(summarise(args.summarise, same, other))
+        return
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     texts, everything = [], {}
     with override_settings(CACHES=cache, ALLOWED_HOSTS=["*"], AGENT_RATE_PER_MINUTE=0):
         for name, items in splits(args.data).items():
             if args.limit:
                 items = items[: args.limit]
-            results = run_all(items, args)
+            results = run_all(items, args, name)
             safety = (
                 run_safety(load("crux_safety_dev.jsonl"), load("crux_dev.jsonl"))
                 if args.data == "dev"
