@@ -102,3 +102,69 @@ def test_think_then_search_with_a_token_and_users_are_isolated(live_server, user
     found, read = with_client(http_server(url, bob), snoop)
     assert found["thoughts"]["results"] == []
     assert read != "read" and "ferry" not in read
+
+
+def _structured(url: str, key: str, calls: list[tuple[str, dict]]) -> list[dict]:
+    async def session(client: Client):
+        out = []
+        for name, args in calls:
+            result = await client.call_tool(name, args)
+            assert not result.is_error, result.content[0].text
+            out.append(result.structured_content)
+        return out
+
+    return with_client(http_server(url, key), session)
+
+
+def test_staged_writes_wait_for_a_moderator_and_then_are_in_the_graph(live_server, user, moderator):
+    url = f"{live_server.url}/mcp"
+    entity = {"name": "Ferry Terminal", "entityType": "place", "observations": []}
+    (staged, mine) = _structured(url, _key(user), [
+        ("create_entities", {"entities": [entity]}),
+        ("open_nodes", {"names": ["Ferry Terminal"]}),
+    ])  # fmt: skip
+    assert staged["results"][0]["status"] == "pending"
+    assert mine["entities"] == [{**entity, "status": "pending"}]
+
+    (queue,) = _structured(url, _key(moderator), [("memories_moderate", {"action": "review"})])
+    candidate = next(c for c in queue["candidates"] if c["name"] == "Ferry Terminal")
+    assert candidate["origin"] == f"mcp:{user.pk}"
+    decide = {"action": "decide", "items": [
+        {"id": candidate["id"], "kind": "entity", "decision": "approve"}
+    ]}  # fmt: skip
+    (decided,) = _structured(url, _key(moderator), [("memories_moderate", decide)])
+    assert decided["results"][0]["ok"] is True
+
+    (after,) = _structured(url, _key(user), [("open_nodes", {"names": ["Ferry Terminal"]})])
+    assert after["entities"] == [entity]  # in the graph, no longer pending
+
+
+def test_a_user_named_in_mcp_direct_write_users_writes_straight_into_the_graph(
+    live_server, user, monkeypatch
+):
+    from mcpserver import conf
+
+    monkeypatch.setenv("MCP_DIRECT_WRITE_USERS", f"someone,{user.username}")
+    conf.direct_write_users.cache_clear()
+    try:
+        url = f"{live_server.url}/mcp"
+        entity = {"name": "Ticket Office", "entityType": "place", "observations": ["opens at 6"]}
+        created, added, graph = _structured(url, _key(user), [
+            ("create_entities", {"entities": [entity]}),
+            ("add_observations", {"observations": [
+                {"entityName": "Ticket Office", "contents": ["closes at 22"]}
+            ]}),
+            ("read_graph", {"limit": 5}),
+        ])  # fmt: skip
+    finally:
+        conf.direct_write_users.cache_clear()
+    assert created["results"][0]["status"] == "created"
+    assert added["results"][0]["addedObservations"] == ["closes at 22"]
+    assert graph["entities"] == [
+        {
+            "name": "Ticket Office",
+            "entityType": "place",
+            "observations": ["opens at 6", "closes at 22"],
+        }
+    ]
+    assert graph["nextCursor"] is None and graph["total"] == 1

@@ -192,12 +192,11 @@ def test_bad_calls_are_tool_errors_that_name_the_field(user, other_user):
     assert "Did you mean top_k_memories?" in typo.content[0].text
     assert bad.is_error and "kind" in bad.content[0].text
     assert moderate.is_error and "moderators" in moderate.content[0].text
-    # Another user's thought is not linked to, nor readable: it is as if it did not exist.
+    # Another user's thought is not linked to, nor readable: it is as if it did not exist (a
+    # forward link to an unknown id, as over REST).
     assert not foreign.is_error
-    assert foreign.structured_content["links"]["previous_thought_id"] != str(theirs.id) or (
-        foreign.structured_content["telemetry"]["links_telemetry"]["previous_thought_id"]
-        != "resolved"
-    )
+    telemetry = foreign.structured_content["telemetry"]["links_telemetry"]
+    assert telemetry["previous_thought_id"] == "string"
     assert resource is not None and "bob's secret plan" not in resource
 
 
@@ -223,3 +222,27 @@ def test_inner_voice_command_answers_from_a_terminal_and_stores_no_question(user
     )  # fmt: skip
     assert plain.returncode == 0, plain.stderr
     assert "Sources:" in plain.stdout and "Thread: cranes" in plain.stdout
+
+
+def test_a_long_reembed_reports_progress_to_a_staff_user(user):
+    from kg.models import Entity
+
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    Entity.objects.bulk_create(Entity(name=f"unembedded {i}") for i in range(5))
+    seen: list[tuple[float, float | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total))
+
+    async def session(client: Client):
+        return await client.call_tool(
+            "maintenance_ops", {"operation": "reembed_kg"}, progress_callback=progress
+        )
+
+    result = with_client(stdio_params(user), session)
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content["rows"] == 5
+    assert result.structured_content["remaining"] == 0
+    assert seen and seen[-1][0] == 5
+    assert Entity.objects.filter(embedding_dim__isnull=True).count() == 0
