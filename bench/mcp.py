@@ -101,10 +101,10 @@ async def measure(base: str, token: str, rounds: int) -> dict[str, list[float]]:
         command=sys.executable, args=["manage.py", "mcp", "--user", USER], cwd=str(ROOT),
         env={**child_env(), "EMBEDDING_PROVIDER": "hash"},
     )  # fmt: skip
-    http = streamable_http_client(f"{base}/mcp", http_client=create_mcp_http_client(headers=auth))
     async with (
         httpx.AsyncClient(headers=auth, timeout=30) as raw,
-        Client(http) as over_http,
+        create_mcp_http_client(headers=auth) as http,
+        Client(streamable_http_client(f"{base}/mcp", http_client=http)) as over_http,
         Client(stdio, read_timeout_seconds=60) as over_stdio,
     ):
         args = lambda i: {"query": f"{WORDS[i % 10]} {WORDS[(i * 7) % 10]}"}  # noqa: E731

@@ -6,13 +6,16 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.support.celery_worker import worker_database_url
 
@@ -58,11 +61,23 @@ def with_client(
     return asyncio.run(main())
 
 
-def http_server(url: str, token: str | None, **headers: str) -> Any:
-    """The SDK's Streamable HTTP transport to ``url`` with ``Authorization: Bearer <token>``."""
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
+@asynccontextmanager
+async def http_client(url: str, token: str | None) -> AsyncIterator[Client]:
+    """The SDK's client over Streamable HTTP to ``url`` with ``Authorization: Bearer <token>``;
+    its HTTP connections close with it (the server's threads then end, and their database
+    connections with them)."""
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with create_mcp_http_client(headers=headers) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, read_timeout_seconds=60) as client:
+            yield client
 
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
+
+def with_http_client(url: str, token: str | None, session: Callable[[Client], Awaitable[T]]) -> T:
+    """``with_client`` over HTTP."""
+
+    async def main() -> T:
+        async with http_client(url, token) as client:
+            return await session(client)
+
+    return asyncio.run(main())

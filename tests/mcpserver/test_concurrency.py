@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from mcp import Client
 from rest_framework.authtoken.models import Token
 
 from kg.models import Entity, EntityCandidate, Observation
-from tests.mcpserver.conftest import http_server
+from tests.mcpserver.conftest import http_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 CALLS = 16
@@ -21,7 +20,7 @@ def test_sixteen_concurrent_writers_lose_and_duplicate_nothing(live_server, mode
     key = Token.objects.get_or_create(user=moderator)[0].key
 
     async def one(i: int):
-        async with Client(http_server(url, key), read_timeout_seconds=60) as client:
+        async with http_client(url, key) as client:
             created = await client.call_tool(
                 "create_entities",
                 {"entities": [{"name": "Harbour", "entityType": "place",
@@ -59,7 +58,7 @@ def test_concurrent_staging_by_a_non_moderator_stages_each_name_once(live_server
     key = Token.objects.get_or_create(user=user)[0].key
 
     async def one(i: int):
-        async with Client(http_server(url, key), read_timeout_seconds=60) as client:
+        async with http_client(url, key) as client:
             return await client.call_tool(
                 "create_entities",
                 {"entities": [{"name": "Lighthouse", "entityType": "place"},

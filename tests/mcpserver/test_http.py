@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from rest_framework.authtoken.models import Token
 
-from tests.mcpserver.conftest import http_server, with_client
+from tests.mcpserver.conftest import with_http_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,7 +82,7 @@ def test_think_then_search_with_a_token_and_users_are_isolated(live_server, user
         )
         return made.structured_content, found.structured_content
 
-    made, found = with_client(http_server(url, alice), think)
+    made, found = with_http_client(url, alice, think)
     thought_id = made["delegated_result"]["thought_id"]
     assert [hit["content"] for hit in found["thoughts"]["results"]] == [
         "The ferry timetable changes in April"
@@ -99,7 +99,7 @@ def test_think_then_search_with_a_token_and_users_are_isolated(live_server, user
             read = str(exc)
         return found.structured_content, read
 
-    found, read = with_client(http_server(url, bob), snoop)
+    found, read = with_http_client(url, bob, snoop)
     assert found["thoughts"]["results"] == []
     assert read != "read" and "ferry" not in read
 
@@ -113,7 +113,7 @@ def _structured(url: str, key: str, calls: list[tuple[str, dict]]) -> list[dict]
             out.append(result.structured_content)
         return out
 
-    return with_client(http_server(url, key), session)
+    return with_http_client(url, key, session)
 
 
 def test_staged_writes_wait_for_a_moderator_and_then_are_in_the_graph(live_server, user, moderator):
