@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connections
 
 from legacymind.providers import embeddings
-from tests.e2e.conftest import needs_chromium, sign_in, start_entry
+from tests.e2e.conftest import ENTRY, assert_accessible, needs_chromium, sign_in, start_entry
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), needs_chromium]
 
@@ -20,16 +21,29 @@ def test_write_entry_answer_questions_and_see_the_crux(
     embeddings._cached.cache_clear()
     embeddings.warm_up()  # as the server does at start-up: the first click does not load it
     sign_in(page, live_server)
-    start_entry(page)
+    page.fill("#entry", ENTRY)
+    page.click("#start")
+    page.wait_for_selector("#question-form", state="attached")
+    assert_accessible(page)
+    charts = []
     for _ in range(6):
         if page.query_selector("#result"):
             break
+        if page.locator("#continue").is_visible():  # a concern: the writer chooses to go on
+            page.click("#continue")
+        # The belief over the candidate cruxes is drawn after every turn.
+        charts.append(page.locator("#belief-chart .value").all_inner_texts())
         options = page.locator("button.option")
         texts = options.all_inner_texts()
         assert texts[-1] == "Not sure / something else"
         wanted = next((i for i, t in enumerate(texts) if "say no" in t), 0)
         options.nth(wanted).click()
         page.wait_for_load_state()
+    # The belief chart is redrawn after each answer: where it ended is not where it began.
+    final = page.locator("#belief-chart .value").all_inner_texts()
+    assert charts and all(charts) and final and final != charts[0], (charts, final)
+    assert (page.locator("#trail").text_content() or "").strip()  # in a closed <details>
+    assert_accessible(page)
     # The crux speaks to the writer about their entry (issue 32): second person, the
     # boundaries frame, and the entry's own sentences cited.
     crux = page.locator("#crux").inner_text()
@@ -75,3 +89,59 @@ def test_a_risk_stops_with_the_crisis_resources_and_no_question(
     assert notice.get_attribute("role") == "alert"
     assert "988" in notice.inner_text() and "Text HOME to 741741" in notice.inner_text()
     assert page.locator("#question-form").count() == 0 and page.locator("#crux").count() == 0
+
+
+def test_reflect_shows_four_perspectives_and_the_prophecy_and_saving_is_opt_in(
+    page: Any, live_server: Any
+) -> None:
+    from thoughts.models import Thought
+
+    sign_in(page, live_server)
+    assert_accessible(page)
+    page.fill("#entry", ENTRY)
+    page.click("#reflect")
+    page.wait_for_selector("#reflection")
+    assert page.locator(".perspective").count() == 4
+    assert page.locator("#synthesis").inner_text().strip()
+    assert_accessible(page)
+    try:
+        assert not Thought.objects.exists()  # nothing is stored by reflecting
+    finally:
+        connections.close_all()
+    page.click("#save-entry")
+    page.wait_for_url("**/thoughts/*/")
+    assert page.locator("#content").inner_text().startswith("Tash texted at midnight")
+    assert "private" in page.locator("#thought").inner_text()
+
+
+# Two themes in one entry (the crux development set, writer 01): an undecided writer leaves
+# both standing, so the end shows a crux and a secondary theme.
+TWO_THEMES = (
+    "Dr. Okafor replied to my chapter draft with one line: 'Fine, see comments.' Fine. I've read "
+    "it maybe twenty times. The comments are mostly commas. Tobias got three paragraphs back on "
+    "his draft, with 'really promising' in the middle. I redid my figures until 2am even though "
+    "she didn't mention them. I want her to say something, anything, that means she thinks I "
+    "belong in the lab. I know 'fine' from her might be a good thing. I can't feel it as a good "
+    "thing."
+)
+
+
+def test_an_undecided_writer_ends_with_a_crux_secondary_themes_and_the_chart(
+    page: Any, live_server: Any
+) -> None:
+    sign_in(page, live_server)
+    page.fill("#entry", TWO_THEMES)
+    page.click("#start")
+    page.wait_for_selector("#question-form", state="attached")
+    for _ in range(8):
+        if page.query_selector("#result"):
+            break
+        if page.locator("#continue").is_visible():
+            page.click("#continue")
+        assert page.locator("#belief-chart .bar").count() >= 2
+        page.locator("button.option").last.click()  # "Not sure / something else"
+        page.wait_for_load_state()
+    assert page.locator("#crux").inner_text().strip()
+    assert page.locator("#themes li").count() >= 1
+    assert page.locator("#belief-chart .bar").count() >= 2
+    assert (page.locator("#trail").text_content() or "").strip()  # in a closed <details>
