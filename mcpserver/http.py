@@ -2,15 +2,12 @@
 
 A DRF view does what every API request gets (token authentication, per-user throttles, the
 error envelope) and checks the ``Origin`` header; the SDK's session manager, stateless and
-answering in JSON, runs on an event loop in a background thread and speaks the protocol. The
-tools it calls run back in the request's thread (with its database connection), as the
-authenticated user."""
+answering in JSON, speaks the protocol on an event loop of the request's own, and the tools run
+in the request's thread (with its database connection) as the authenticated user."""
 
 from __future__ import annotations
 
 import asyncio
-import queue
-import threading
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
@@ -27,8 +24,6 @@ from rest_framework.views import APIView
 from legacymind.users import signed_in
 from mcpserver.conf import allowed_origins
 from mcpserver.server import SCOPE_KEY, Caller, build
-
-_Work = tuple[Callable[[], Any], "asyncio.Future[Any]"] | None
 
 
 class BearerOrTokenAuthentication(TokenAuthentication):
@@ -63,62 +58,63 @@ def origin_allowed(request: Request) -> bool:
     return origin.lower() in {own.lower(), *trusted, *allowed_origins()}
 
 
-class _Bridge:
-    """The SDK's session manager on its own event loop, for the life of the process."""
+_server: Any = None
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        threading.Thread(target=self._main, name="mcp-http", daemon=True).start()
-        self._ready.wait()
 
-    def _main(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self._serve())
+def _mcp_server() -> Any:
+    global _server
+    if _server is None:
+        _server = build(None)
+    return _server
 
-    async def _serve(self) -> None:
-        self.manager = StreamableHTTPSessionManager(
-            app=build(None),
+
+def serve(scope: dict[str, Any], body: bytes) -> HttpResponse:
+    """Serve one request on an event loop of its own in this thread. When a tool is called the
+    loop stops, the tool runs here with no loop running (Django's ORM is synchronous) and the
+    loop resumes with its result: no second thread, so no handing work and the GIL back and
+    forth."""
+    loop = asyncio.new_event_loop()
+    pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+
+    async def run(fn: Callable[[], Any]) -> Any:
+        future = loop.create_future()
+        pending.append((fn, future))
+        loop.stop()
+        return await future
+
+    async def session() -> None:
+        manager = StreamableHTTPSessionManager(
+            app=_mcp_server(),
             json_response=True,
             stateless=True,
             # The view checked the Origin, and Django the Host (ALLOWED_HOSTS).
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
-        async with self.manager.run():
-            self._ready.set()
-            await asyncio.Event().wait()
+        async with manager.run():
+            await manager.handle_request(scope, exchange.receive, exchange.send)
 
-    def handle(self, scope: dict[str, Any], body: bytes) -> HttpResponse:
-        """Serve one request; the tools it calls run here, in the calling thread."""
-        work: queue.SimpleQueue[_Work] = queue.SimpleQueue()
+    scope[SCOPE_KEY] = Caller(user=scope.pop("user"), run=run)
+    exchange = _Exchange(body)
+    try:
+        task = loop.create_task(session())
+        task.add_done_callback(lambda _: loop.stop())
+        while not task.done():
+            loop.run_forever()
+            while pending:
+                _settle(*pending.pop(0))
+        task.result()
+    finally:
+        loop.close()
+    return exchange.response()
 
-        async def run(fn: Callable[[], Any]) -> Any:
-            future = asyncio.get_running_loop().create_future()
-            work.put((fn, future))
-            return await future
 
-        scope[SCOPE_KEY] = Caller(user=scope.pop("user"), run=run)
-        exchange = _Exchange(body)
-        done = asyncio.run_coroutine_threadsafe(
-            self.manager.handle_request(scope, exchange.receive, exchange.send), self.loop
-        )
-        done.add_done_callback(lambda _: work.put(None))
-        while (item := work.get()) is not None:
-            self._do(*item)
-        done.result()
-        return exchange.response()
-
-    def _do(self, fn: Callable[[], Any], future: asyncio.Future[Any]) -> None:
-        def settle(method: str, value: Any) -> None:
-            if not future.done():
-                getattr(future, method)(value)
-
-        try:
-            result = fn()
-        except Exception as exc:
-            self.loop.call_soon_threadsafe(settle, "set_exception", exc)
-        else:
-            self.loop.call_soon_threadsafe(settle, "set_result", result)
+def _settle(fn: Callable[[], Any], future: asyncio.Future[Any]) -> None:
+    try:
+        result = fn()
+    except Exception as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
 
 
 class _Exchange:
@@ -152,18 +148,6 @@ class _Exchange:
             if name.lower() != b"content-length":
                 out[name.decode("latin-1")] = value.decode("latin-1")
         return out
-
-
-_bridge: _Bridge | None = None
-_bridge_lock = threading.Lock()
-
-
-def bridge() -> _Bridge:
-    global _bridge
-    with _bridge_lock:
-        if _bridge is None:
-            _bridge = _Bridge()
-        return _bridge
 
 
 class McpView(APIView):
@@ -208,4 +192,4 @@ class McpView(APIView):
             "client": (raw.META.get("REMOTE_ADDR", ""), 0),
             "user": signed_in(request),
         }
-        return bridge().handle(scope, raw.body)
+        return serve(scope, raw.body)
