@@ -9,7 +9,7 @@ import pytest
 from django.db import connections
 
 from innervoice.models import DialogueThread
-from tests.e2e.conftest import needs_chromium
+from tests.e2e.conftest import assert_accessible, needs_chromium
 from tests.thoughts.factories import ThoughtFactory
 from thoughts.models import Thought
 
@@ -21,9 +21,13 @@ QUESTION = "What keeps going wrong with the billing deploys?"
 @pytest.fixture
 def stored(writer: Any) -> Any:
     """Material for the answer, stored before Playwright starts (see ``writer``)."""
-    return ThoughtFactory(
+    from django.core.management import call_command
+
+    thought = ThoughtFactory(
         owner=writer, content="Billing deploys fail when the migration locks invoices."
     )
+    call_command("reembed", verbosity=0)  # the factory stores no vector: retrieval needs one
+    return thought
 
 
 def test_ask_read_continue_close_and_search(page: Any, live_server: Any, stored: Any) -> None:
@@ -45,11 +49,23 @@ def test_ask_read_continue_close_and_search(page: Any, live_server: Any, stored:
     assert page.locator("#exchange-1 .feedback").inner_text().strip()
     assert page.locator("#query").input_value() == ""  # the question is not kept anywhere
 
-    page.fill("#query", "And what would stop it?")
-    page.click("#ask")
+    assert_accessible(page)
+    # The follow-up question is one click to ask next.
+    follow_up = page.locator("#exchange-1 .feedback").inner_text().strip()
+    page.click("#ask-next")
     page.wait_for_selector("#exchange-2.asked")
     assert page.locator("section.exchange").count() == 2
+    assert page.locator("#query").input_value() == ""
+    # The answer's sources are links to their pages: the stored thought it drew on.
+    source = page.locator("#exchange-1 a.source").first
+    assert source.get_attribute("href") == f"/thoughts/{stored.pk}/"
+    assert follow_up
 
+    source.click()
+    page.wait_for_url(f"**/thoughts/{stored.pk}/")
+    assert "Billing deploys fail" in page.locator("#content").inner_text()
+    page.go_back()
+    page.wait_for_selector("#close")
     page.click("#close")
     page.wait_for_selector("#thread-status")
     assert "closed" in page.locator("#thread-status").inner_text()
@@ -60,6 +76,7 @@ def test_ask_read_continue_close_and_search(page: Any, live_server: Any, stored:
     page.click("#search-submit")
     page.wait_for_selector("#threads")
     assert page.locator("#threads li").inner_text().startswith("billing deploys")
+    assert_accessible(page)
 
     try:
         assert DialogueThread.objects.get().exchanges.count() == 2
