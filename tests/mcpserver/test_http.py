@@ -168,3 +168,12 @@ def test_a_user_named_in_mcp_direct_write_users_writes_straight_into_the_graph(
         }
     ]
     assert graph["nextCursor"] is None and graph["total"] == 1
+
+
+def test_the_rest_apis_per_user_throttle_applies(live_server, user, other_user, settings):
+    settings.API_THROTTLE_USER = "2/minute"
+    url, key = f"{live_server.url}/mcp", _key(user)
+    statuses = [_post(url, Authorization=f"Bearer {key}")[0] for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    # Per user: another user's calls are counted apart.
+    assert _post(url, Authorization=f"Bearer {_key(other_user)}")[0] == 200
