@@ -29,6 +29,7 @@ from agent.reflections import reflection_create
 from agent.schemas import (
     AgentActRequest,
     AgentActResponse,
+    ExcavationBody,
     ExcavationRequest,
     ExcavationResponse,
     Reflection,
@@ -45,6 +46,10 @@ M = TypeVar("M")
 
 class AgentActBody(RootModel[AgentActRequest]):
     """Either an init request (journal entry) or a continue request (signed state + answer)."""
+
+
+class ExcavationBodyDoc(RootModel[ExcavationBody]):
+    """Either an init request (journal entry) or a step (signed state, reply, probe id)."""
 
 
 _ACT_REQUEST: TypeAdapter[AgentActRequest] = TypeAdapter(AgentActRequest)
@@ -92,6 +97,7 @@ class AgentView(APIView):
     """Adds an agent error's extra data beside the envelope (see agent.errors)."""
 
     parser_classes = [JSONParser]  # the project's: a body nested too deeply is a 400
+    body_required = True  # every agent body is an object with required fields
 
     def handle_exception(self, exc: Exception) -> Response:
         response = super().handle_exception(exc)
@@ -235,7 +241,7 @@ class ExcavationView(AgentView):
     state, the reply and the id of the probe being answered."""
 
     @extend_schema(
-        request=ExcavationRequest,
+        request=ExcavationBodyDoc,
         responses={
             200: ExcavationResponse,
             **_errors(

@@ -10,6 +10,8 @@ from uuid import UUID, uuid4
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from legacymind.api.patterns import HAS_TEXT
+
 Text400 = Annotated[str, Field(min_length=1, max_length=400)]
 MAX_ENTRY = 20000
 # An answer to one question: a tenth of an entry. The same cap for v2 replies and v3 answers,
@@ -30,8 +32,17 @@ def _not_blank(value: str) -> str:
     return value
 
 
+# The schema's word for _not_blank: some character that is not white space (a JSON Schema
+# pattern is a search, not a full match).
+NOT_BLANK = {"pattern": HAS_TEXT}
+
+
 class JournalEntry(_Model):
-    text: Annotated[str, Field(min_length=1, max_length=MAX_ENTRY), AfterValidator(_not_blank)]
+    text: Annotated[
+        str,
+        Field(min_length=1, max_length=MAX_ENTRY, json_schema_extra=NOT_BLANK),
+        AfterValidator(_not_blank),
+    ]
 
 
 # --- v3 belief graph --------------------------------------------------------------------------
@@ -311,14 +322,45 @@ class ExcavationResult(_Model):
     excavation_summary: ExcavationSummary
 
 
+Reply = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_REPLY, json_schema_extra=NOT_BLANK),
+    AfterValidator(_not_blank),
+]
+
+
 class ExcavationRequest(_Model):
     mode: Literal["init", "step"]
     journal_entry: JournalEntry | None = None
     state: ExcavationState | None = None
-    user_reply: (
-        Annotated[str, Field(min_length=1, max_length=MAX_REPLY), AfterValidator(_not_blank)] | None
-    ) = None
+    user_reply: Reply | None = None
     expected_probe_id: UUID | None = None
+
+
+class ExcavationInit(_Model):
+    """``mode=init``: what ExcavationRequest takes when the view starts an excavation (the
+    step's fields are read only for mode=step)."""
+
+    mode: Literal["init"]
+    journal_entry: JournalEntry
+    state: ExcavationState | None = None
+    user_reply: Reply | None = None
+    expected_probe_id: UUID | None = None
+
+
+class ExcavationStep(_Model):
+    """``mode=step``: the signed state, the reply and the id of the probe it answers."""
+
+    mode: Literal["step"]
+    journal_entry: JournalEntry | None = None
+    state: ExcavationState
+    user_reply: Reply
+    expected_probe_id: UUID
+
+
+# The v2 body as the schema documents it: one shape per mode. The view validates with
+# ExcavationRequest and names a field a mode needs in its own words; both accept the same bodies.
+ExcavationBody = Annotated[ExcavationInit | ExcavationStep, Field(discriminator="mode")]
 
 
 class ExcavationResponse(_Model):

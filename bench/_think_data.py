@@ -91,7 +91,7 @@ def candidates_for(pks: list[int], sims: dict[int, float]) -> list[Candidate]:
 def exact_injection(matrix: np.ndarray, pks: np.ndarray, query: np.ndarray) -> set[int]:
     """The pipeline's selection over an exact search: same pool, thresholds, orbital rank."""
     pool, (threshold, _) = pool_for(HINT), threshold_for(3, None)
-    floor = settings.SURR_INJECT_FLOOR
+    floor = settings.THINK_INJECT_FLOOR
     sims = matrix @ query
     top = np.argpartition(-sims, pool)[:pool] if pool < len(sims) else np.arange(len(sims))
     keep = [int(i) for i in top if sims[i] >= min(threshold, floor)]
@@ -109,7 +109,7 @@ def exact_injection(matrix: np.ndarray, pks: np.ndarray, query: np.ndarray) -> s
 def original_injection(query: np.ndarray) -> list[int]:
     """The original design: the first 500 rows, cosine in the application, similarity order,
     threshold (or floor), limit."""
-    threshold, floor, limit = settings.SURR_INJECT_T3, settings.SURR_INJECT_FLOOR, 20
+    threshold, floor, limit = settings.THINK_INJECT_T3, settings.THINK_INJECT_FLOOR, 20
     rows = list(
         Entity.objects.filter(embedding_dim=DIM).values_list("id", "embedding")[:ORIGINAL_POOL]
     )
@@ -125,7 +125,7 @@ def original_injection(query: np.ndarray) -> list[int]:
 
 def exact_similarity_order(matrix: np.ndarray, pks: np.ndarray, query: np.ndarray) -> set[int]:
     """The original's rules over the whole graph: the reference for the baseline's recall."""
-    threshold, floor = settings.SURR_INJECT_T3, settings.SURR_INJECT_FLOOR
+    threshold, floor = settings.THINK_INJECT_T3, settings.THINK_INJECT_FLOOR
     sims = matrix @ query
     order = np.argsort(-sims)[:200]
     chosen = [i for i in order if sims[i] >= threshold][:20]

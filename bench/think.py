@@ -221,11 +221,11 @@ def main() -> None:
         f"{datetime.now(UTC):%Y-%m-%d}, {machine()}, database `{db}`, hash embedder "
         f"(384-d), hint `{HINT}` (pool {pool_for(HINT)}: the search starts at 40 neighbours "
         "and widens while rows pass), scale 3 "
-        f"threshold {threshold}, floor {settings.SURR_INJECT_FLOOR}. Latency is wall time "
+        f"threshold {threshold}, floor {settings.THINK_INJECT_FLOOR}. Latency is wall time "
         "through Django's test client in one process, scale 0 and scale 3 interleaved; each "
         "request embeds, injects and stores the thought (with its HNSW index entry); the access "
         "bump is queued in Redis after commit and applied by the worker in batches (one flush "
-        f"per {settings.SURR_TOUCH_FLUSH_SECONDS:g} s). KG extraction is off.",
+        f"per {settings.KG_TOUCH_FLUSH_SECONDS:g} s). KG extraction is off.",
         "",
     ]
     summary: dict[int, dict[str, Any]] = {}

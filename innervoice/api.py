@@ -12,10 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agent.safety import notice
+from agent.safety import Assessment, notice
 from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
-from innervoice.services import AskParams, AskResult, inner_voice_ask
+from innervoice.services import AskParams, inner_voice_ask
 from innervoice.threads import thread_close, thread_delete
 from legacymind.api.fields import StringField, UUIDStringField
 from legacymind.api.inputs import Input, query_input
@@ -60,8 +60,17 @@ class InnerVoiceInput(Input):
         required=False,
         max_length=255,
         help_text="Start a thread on this topic. Without it or thread_id, your open thread "
-        "continues unless idle longer than SURR_INNER_VOICE_TIMEOUT.",
+        "continues unless idle longer than INNER_VOICE_TIMEOUT.",
     )
+
+    # The rule validate() applies, in the schema's words.
+    schema_rules = {
+        "not": {
+            "required": ["thread_id", "new_thread"],
+            "properties": {"thread_id": {"type": "string"}},
+        },
+        "description": "thread_id (a thread) and new_thread together are a 400.",
+    }
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs.get("thread_id") and attrs.get("new_thread") is not None:
@@ -89,6 +98,14 @@ class InnerVoiceInput(Input):
         )
 
 
+class ThoughtRefOut(serializers.CharField):
+    """A thought id in the ask's form, ``thoughts:<uuid>``, so that ids read from a thread
+    compare equal to those the ask answered."""
+
+    def to_representation(self, value: Any) -> str:
+        return _ref(value)
+
+
 class ExtractedOut(serializers.Serializer[Any]):
     status = serializers.ChoiceField(
         choices=["staged", "failed", "queued", "not_queued", "skipped"],
@@ -103,8 +120,8 @@ class ExtractedOut(serializers.Serializer[Any]):
 
 
 class ThreadRefOut(serializers.Serializer[Any]):
-    id = serializers.UUIDField()
-    topic = serializers.CharField()
+    id = serializers.UUIDField(source="thread.id")
+    topic = serializers.CharField(source="thread.topic")
     position = serializers.IntegerField(help_text="This exchange's position in the thread.")
 
 
@@ -115,6 +132,9 @@ class CrisisResourceOut(serializers.Serializer[Any]):
 
 
 class SafetyOut(serializers.Serializer[Any]):
+    """Renders the distress detector's assessment as the notice a client shows (never the
+    words that were matched)."""
+
     level = serializers.ChoiceField(
         choices=["none", "concern", "risk"],
         help_text="The distress detector's reading of the question: show the resources beside "
@@ -126,20 +146,27 @@ class SafetyOut(serializers.Serializer[Any]):
     message = serializers.CharField(allow_null=True)
     crisis_resources = CrisisResourceOut(many=True)
 
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        shown = notice(instance) if isinstance(instance, Assessment) else instance
+        return super().to_representation(shown)  # type: ignore[no-any-return]
+
 
 class InnerVoiceOut(serializers.Serializer[Any]):
+    """Renders an ``innervoice.services.AskResult``."""
+
     answer = serializers.CharField()
-    synth_thought_id = serializers.CharField()
-    feedback = serializers.CharField(allow_null=True)
-    feedback_thought_id = serializers.CharField(allow_null=True)
+    synth_thought_id = ThoughtRefOut(source="synthesis.id")
+    feedback = serializers.CharField(source="feedback.content", allow_null=True)
+    feedback_thought_id = ThoughtRefOut(source="feedback.id", allow_null=True)
     sources_compact = serializers.CharField(
-        help_text="Up to 6 citations: thoughts:<id>, kge:<id>, kgo:<id>."
+        source="selection.sources_compact",
+        help_text="Up to 6 citations: thoughts:<id>, kge:<id>, kgo:<id>.",
     )
     synth_provider = serializers.CharField(help_text="cli, grok or offline-composer.")
     synth_model = serializers.CharField()
     embedding_dim = serializers.IntegerField()
     extracted = ExtractedOut()
-    thread = ThreadRefOut()
+    thread = ThreadRefOut(source="*")
     safety = SafetyOut()
 
 
@@ -147,31 +174,6 @@ def _ref(thought_id: Any) -> str:
     """A thought id as think and the ask answer it, which every endpoint that takes a thought
     id (``/api/v1/thoughts/{id}/`` included) takes as it is."""
     return f"thoughts:{thought_id}"
-
-
-def ask_response(result: AskResult) -> dict[str, Any]:
-    extracted, feedback = result.extracted, result.feedback
-    return {
-        "answer": result.answer,
-        "synth_thought_id": _ref(result.synthesis.id),
-        "feedback": feedback.content if feedback else None,
-        "feedback_thought_id": _ref(feedback.id) if feedback else None,
-        "sources_compact": result.selection.sources_compact,
-        "synth_provider": result.synth_provider,
-        "synth_model": result.synth_model,
-        "embedding_dim": result.embedding_dim,
-        "extracted": {
-            "status": extracted.status,
-            "entities": extracted.entities,
-            "relationships": extracted.relationships,
-        },
-        "thread": {
-            "id": str(result.thread.id),
-            "topic": result.thread.topic,
-            "position": result.position,
-        },
-        "safety": notice(result.safety).model_dump(),
-    }
 
 
 class InnerVoiceView(APIView):
@@ -191,7 +193,7 @@ class InnerVoiceView(APIView):
         data = InnerVoiceInput(data=request.data)
         data.is_valid(raise_exception=True)
         result = inner_voice_ask(owner=signed_in(request), params=data.params())
-        return Response(ask_response(result), status=status.HTTP_201_CREATED)
+        return Response(InnerVoiceOut(result).data, status=status.HTTP_201_CREATED)
 
 
 class ThreadOut(serializers.ModelSerializer[DialogueThread]):
@@ -203,14 +205,6 @@ class ThreadOut(serializers.ModelSerializer[DialogueThread]):
             "id", "topic", "status", "summary", "started_at", "last_interaction", "closed_at",
             "close_reason", "exchange_count",
         ]  # fmt: skip
-
-
-class ThoughtRefOut(serializers.CharField):
-    """A thought id in the ask's form, ``thoughts:<uuid>``, so that ids read from a thread
-    compare equal to those the ask answered."""
-
-    def to_representation(self, value: Any) -> str:
-        return _ref(value)
 
 
 class ExchangeOut(serializers.ModelSerializer[DialogueExchange]):

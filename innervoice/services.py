@@ -93,7 +93,7 @@ class _ThreadPlan:
 
 
 def _timed_out(thread: DialogueThread) -> bool:
-    limit = timedelta(seconds=settings.SURR_INNER_VOICE_TIMEOUT)
+    limit = timedelta(seconds=settings.INNER_VOICE_TIMEOUT)
     return timezone.now() - thread.last_interaction >= limit
 
 
@@ -108,7 +108,7 @@ def _thread_plan(*, owner: User, params: AskParams) -> _ThreadPlan:
         if _timed_out(thread):
             _expire(thread)  # it ended when it timed out: the list shows it closed
             raise Conflict(
-                f"thread {thread.id} ended after {settings.SURR_INNER_VOICE_TIMEOUT} s without "
+                f"thread {thread.id} ended after {settings.INNER_VOICE_TIMEOUT} s without "
                 "interaction; start a new one with new_thread",
                 fields={"thread_id": ["This thread timed out."]},
             )
@@ -124,10 +124,10 @@ def _thread_plan(*, owner: User, params: AskParams) -> _ThreadPlan:
 
 
 def _chat_environ() -> dict[str, str] | None:
-    """The chain's environment, with SURR_INNER_VOICE_MODEL as the CLI's model when set."""
-    if not settings.SURR_INNER_VOICE_MODEL:
+    """The chain's environment, with INNER_VOICE_MODEL as the CLI's model when set."""
+    if not settings.INNER_VOICE_MODEL:
         return None
-    return {**os.environ, "IV_MODELS": settings.SURR_INNER_VOICE_MODEL}
+    return {**os.environ, "IV_MODELS": settings.INNER_VOICE_MODEL}
 
 
 def _synthesise(prompt: str, selection: Selection) -> tuple[str, str, str]:
@@ -135,7 +135,7 @@ def _synthesise(prompt: str, selection: Selection) -> tuple[str, str, str]:
         result = chat.complete(
             prompt,
             system=compose.SYSTEM,
-            temperature=settings.SURR_INNER_VOICE_TEMP,
+            temperature=settings.INNER_VOICE_TEMP,
             environ=_chat_environ(),
         )
     except chat.ChatError as exc:
@@ -362,7 +362,7 @@ def _thread_context(
         return [], ""
     history = thread_history(
         thread=plan.thread,
-        window=settings.SURR_INNER_VOICE_HISTORY,
+        window=settings.INNER_VOICE_HISTORY,
         include_private=params.include_private,
     )
     return history, plan.thread.summary
@@ -482,7 +482,7 @@ def _exchange_record(
     )
     thread.last_interaction = timezone.now()
     thread.save(update_fields=["last_interaction"])
-    thread_summarize(thread=thread, window=settings.SURR_INNER_VOICE_HISTORY)
+    thread_summarize(thread=thread, window=settings.INNER_VOICE_HISTORY)
     return last + 1
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from legacymind.api.patterns import JSON_VALUE_SCHEMA
 from legacymind.conf.env import env_bool as _flag
 from legacymind.conf.env import env_choice as _choice
 from legacymind.conf.env import env_int as _integer
@@ -87,7 +88,7 @@ PGDATA_DIR = BASE_DIR / env.str("LEGACYMIND_PGDATA", default=str(BASE_DIR / "var
 MAINTENANCE_WORK_MEM = _pg_size_at_least("PG_MAINTENANCE_WORK_MEM", "1GB", minimum="1MB")
 # HNSW search breadth per query: pgvector's default 40 gave recall@10 0.94 at 100k clustered
 # vectors, 100 gave 0.985 for ~1 ms more, 160 cost the same as 100 (docs/benchmarks.md,
-# "Retrieval"). 160 is what think's injection asks for (SURR_INJECT_EF_SEARCH): with the two
+# "Retrieval"). 160 is what think's injection asks for (THINK_INJECT_EF_SEARCH): with the two
 # equal, an injection search needs no SET and no transaction of its own (3 round trips).
 HNSW_EF_SEARCH = _integer("HNSW_EF_SEARCH", 160, low=1, high=1000)
 # The embedded server's buffer cache (a DATABASE_URL server keeps its own configuration).
@@ -267,17 +268,15 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # DRF's renderers and parsers, with the project's subclasses (legacymind/renderers.py and
-    # parsers.py) for the browsable API's list pages and for bodies nested too deeply.
+    # DRF's renderers, with the project's subclass (legacymind/api/renderers.py) for the
+    # browsable API's list pages. Bodies are JSON only: a form cannot say null, a number or a
+    # nested object, so the same field read from a form meant something else (any other
+    # content type is a 415, as the schema says).
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "legacymind.api.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PARSER_CLASSES": [
-        "legacymind.api.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    "DEFAULT_PARSER_CLASSES": ["legacymind.api.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "legacymind.api.pagination.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "legacymind.api.schema.AutoSchema",
@@ -301,6 +300,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The JSON value a JSON object field takes (legacymind/api/fields.py), recursive.
+    "APPEND_COMPONENTS": {"schemas": {"JSONValue": JSON_VALUE_SCHEMA}},
     # One name per choice set that several fields share (otherwise suffixes like B1bEnum).
     "ENUM_NAME_OVERRIDES": {
         "AgentExitReasonEnum": ["threshold", "epsilon", "budget", "guardrail"],

@@ -24,6 +24,7 @@ class SourceThought(UUIDStringField):
     """
 
     default_error_messages = {"unknown": "No thought {value} of yours."}
+    refers = True  # a missing or hidden thought is a 404 (legacymind.api.inputs)
 
     def to_internal_value(self, data: Any) -> uuid.UUID:
         value: uuid.UUID = super().to_internal_value(data)

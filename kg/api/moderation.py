@@ -204,6 +204,14 @@ class KgDecisionItem(Input):
         help_text="For alias: an entity you can see (another id fails as missing).",
     )
 
+    # The rule validate() applies, in the schema's words: an alias names its canonical entity.
+    schema_rules = {
+        "anyOf": [
+            {"properties": {"decision": {"not": {"const": "alias"}}}},
+            {"required": ["canonical_id"], "properties": {"canonical_id": {"type": "integer"}}},
+        ]
+    }
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["decision"] == "alias" and not attrs.get("canonical_id"):
             raise serializers.ValidationError({"canonical_id": "alias needs canonical_id"})

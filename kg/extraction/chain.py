@@ -124,8 +124,8 @@ def _grok_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
 
 def heuristic() -> HeuristicExtractor:
     return HeuristicExtractor(
-        max_entities=settings.SURR_IV_HEURISTIC_MAX_ENTITIES,
-        max_edges=settings.SURR_IV_HEURISTIC_MAX_EDGES,
+        max_entities=settings.IV_HEURISTIC_MAX_ENTITIES,
+        max_edges=settings.IV_HEURISTIC_MAX_EDGES,
         entity_conf=settings.KG_HEURISTIC_ENTITY_CONFIDENCE,
         edge_conf=settings.KG_HEURISTIC_EDGE_CONFIDENCE,
     )
@@ -160,7 +160,7 @@ def extract(
             continue
         if not result.empty:
             break
-    if (result is None or result.empty) and settings.SURR_IV_HEURISTIC_FALLBACK:
+    if (result is None or result.empty) and settings.IV_HEURISTIC_FALLBACK:
         result = heuristic().extract(body)
     if result is None:
         # The stages' failures name the server's configuration (commands, timeouts, the Grok
@@ -171,7 +171,7 @@ def extract(
                 {
                     "thought_id": str(thought_id) if thought_id else None,
                     "failures": failures,
-                    "heuristic_fallback": "disabled (SURR_IV_HEURISTIC_FALLBACK=0)",
+                    "heuristic_fallback": "disabled (IV_HEURISTIC_FALLBACK=0)",
                 }
             ),
         )

@@ -259,12 +259,12 @@ class EpochSeconds(Func):
 @contextmanager
 def ef_search(k: int, *, iterative: bool = False) -> Iterator[None]:
     """hnsw.ef_search for the queries inside: the index returns at most ef_search rows, so k
-    neighbours need ef_search >= k (pgvector caps it at 1000). ``SURR_INJECT_EF_SEARCH`` raises
+    neighbours need ef_search >= k (pgvector caps it at 1000). ``THINK_INJECT_EF_SEARCH`` raises
     the floor for more recall; 0 means the connection's own ``HNSW_EF_SEARCH``. When that is
     the value wanted, nothing is set (a SET LOCAL costs a transaction: three round trips).
     ``iterative`` also turns on pgvector's iterative scan (>= 0.8): the index goes on past the
     entries the query drops (a crowded index, ``_searchable``)."""
-    floor = settings.SURR_INJECT_EF_SEARCH or settings.HNSW_EF_SEARCH
+    floor = settings.THINK_INJECT_EF_SEARCH or settings.HNSW_EF_SEARCH
     ef = min(max(k, floor), 1000)
     if ef == settings.HNSW_EF_SEARCH and not iterative:  # every connection starts with it
         yield

@@ -4,7 +4,7 @@ After a think commits, the memories it used get access_count + 1 and last_access
 task per think cost the request a publish (~1.3 ms of kombu on the web worker's CPU) and the
 worker a task (~3.5 ms) for two one-row-set UPDATEs; at 100k entities on 2 cores that was CPU
 taken from the requests themselves. With Redis, a think appends its ids to a list (one round
-trip) and whichever think finds no flush pending schedules one, ``SURR_TOUCH_FLUSH_SECONDS``
+trip) and whichever think finds no flush pending schedules one, ``KG_TOUCH_FLUSH_SECONDS``
 later: it applies everything queued meanwhile in one UPDATE per table, so a memory that ten
 thinks used gets one new row version, not ten.
 
@@ -98,7 +98,7 @@ def touch_later(*, entity_ids: list[int], observation_ids: list[int], at: dateti
     if scheduled_now:
         from kg.tasks import memories_touch_flush_task
 
-        memories_touch_flush_task.apply_async(countdown=settings.SURR_TOUCH_FLUSH_SECONDS)
+        memories_touch_flush_task.apply_async(countdown=settings.KG_TOUCH_FLUSH_SECONDS)
 
 
 def touches_flush() -> int:
@@ -134,7 +134,7 @@ def _apply(raw: Iterable[bytes]) -> int:
     with transaction.atomic(), connection.cursor() as cursor:
         # A popular row locked elsewhere must not hold the worker: fail, requeue, retry later.
         cursor.execute(
-            "SELECT set_config('lock_timeout', %s, true)", [f"{settings.SURR_TOUCH_LOCK_MS}ms"]
+            "SELECT set_config('lock_timeout', %s, true)", [f"{settings.KG_TOUCH_LOCK_MS}ms"]
         )
         memories_bump(bumps=bumps)
     return sum(uses for uses, _ in bumps.values())

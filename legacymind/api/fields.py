@@ -5,11 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from legacymind.api.patterns import JSON_OBJECT_SCHEMA
 from legacymind.validators import no_nul
 
 
+@extend_schema_field(JSON_OBJECT_SCHEMA)
 class JSONObjectField(serializers.DictField):  # type: ignore[type-arg]
     """A JSON object of any values that Postgres can store."""
 

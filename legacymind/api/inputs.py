@@ -13,8 +13,11 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from django.http import QueryDict
 from rest_framework import serializers
 from rest_framework.request import Request
+
+from legacymind.errors import NotFound
 
 # A browsable-API form posts its CSRF token beside the fields: the page's, not the client's.
 _FORM_ONLY = frozenset({"csrfmiddlewaretoken"})
@@ -29,12 +32,17 @@ class Input(serializers.Serializer[Any]):
     """A serializer for what a client sends: every key must be one of its fields."""
 
     def to_internal_value(self, data: Any) -> Any:
-        unknown = self._unknown(data)
+        unknown = {**self._unknown(data), **self._mistyped(data)}
         try:
             value = super().to_internal_value(data)
         except serializers.ValidationError as exc:
             if unknown and isinstance(exc.detail, dict):
                 raise serializers.ValidationError({**exc.detail, **unknown}) from exc
+            if self.root is self and _only_missing_references(exc.get_codes()):
+                # Well-formed, but naming a row that is not there (or not the requester's to
+                # see): a 404 like a missing object in the path, with the fields named.
+                fields = dict(exc.detail) if isinstance(exc.detail, dict) else {}
+                raise NotFound(_first_message(exc.detail), fields=fields) from exc
             raise
         if unknown:
             raise serializers.ValidationError(unknown)
@@ -52,9 +60,72 @@ class Input(serializers.Serializer[Any]):
         also = {*_FORM_ONLY, *self._also_accepted()}
         return {str(name): [_unknown_message(str(name), known)] for name in odd if name not in also}
 
+    def _mistyped(self, data: Any) -> dict[str, list[str]]:
+        # DRF reads "5" as 5, "true" and 1 as True, 5 as "5": a JSON body means its types, and
+        # the schema says which. A query string has only text, read as DRF reads it.
+        if not isinstance(data, Mapping) or isinstance(data, QueryDict):
+            return {}
+        wrong = {}
+        for name, value in data.items():
+            field = self.fields.get(name)
+            if field is None or value is None or field.read_only:
+                continue
+            expected = _json_type(field)
+            if expected is not None and not _is_json_type(value, expected):
+                wrong[str(name)] = [str(field.error_messages["invalid"])]
+        return wrong
+
     def _also_accepted(self) -> Iterable[str]:
         # Only the outermost input reads the context: a nested item's keys are its own fields.
         return self.context.get(_ALSO, ()) if self.root is self else ()
+
+
+# The error codes of a field that names a row by its id: DRF's related fields, and the
+# project's (``legacymind.api.fields``, ``kg.api.fields``) that say ``refers_to_rows = True``.
+MISSING_REFERENCE = frozenset({"does_not_exist", "unknown"})
+
+
+def _only_missing_references(codes: Any) -> bool:
+    pending, seen = [codes], False
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif item not in MISSING_REFERENCE:
+            return False
+        else:
+            seen = True
+    return seen
+
+
+def _first_message(detail: Any) -> str:
+    while isinstance(detail, dict | list) and detail:
+        detail = next(iter(detail.values())) if isinstance(detail, dict) else detail[0]
+    return str(detail)
+
+
+# DRF's fields (and their subclasses) and the JSON types they take. A field that reads text on
+# purpose (the thought tools' lenient numbers) says so with ``reads_text = True``.
+_JSON_TYPES: dict[type, tuple[type, ...]] = {
+    serializers.BooleanField: (bool,),
+    serializers.IntegerField: (int, float),
+    serializers.FloatField: (int, float),
+    serializers.CharField: (str,),
+}
+
+
+def _json_type(field: Any) -> tuple[type, ...] | None:
+    if getattr(field, "reads_text", False):
+        return None
+    return next((_JSON_TYPES[c] for c in type(field).__mro__ if c in _JSON_TYPES), None)
+
+
+def _is_json_type(value: Any, expected: tuple[type, ...]) -> bool:
+    if isinstance(value, bool):
+        return bool in expected  # a bool is an int to Python, not a number to JSON
+    return isinstance(value, expected)
 
 
 def _unknown_message(name: str, known: list[str]) -> str:

@@ -36,7 +36,7 @@ EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, low=1, high=2048)
 EMBEDDING_COALESCE = env.bool("EMBEDDING_COALESCE", default=True)
 EMBEDDING_TIMEOUT = env_float("EMBEDDING_TIMEOUT", 30.0, low=0.1, high=600)
 EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 4, low=0, high=10)
-SURR_EMBED_RPS = env_float("SURR_EMBED_RPS", 0.0, low=0.0, high=10000)  # 0: no limit
+EMBEDDING_RPS = env_float("EMBEDDING_RPS", 0.0, low=0.0, high=10000)  # 0: no limit
 # Dimensions that get a partial HNSW index; vectors of other sizes are stored but searched exactly.
 VECTOR_INDEXED_DIMS = (384, 1536)
 # A re-embed writing at least this many rows, and at least half of a table, drops that table's

@@ -3,13 +3,77 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from legacymind.conf.flags import flag
 
-env = environ.Env()
+# The original's names (SurrealMind, specs 000-002) for settings that follow the project's
+# scheme now (docs/configuration.md): the old name is read when the new one is not set.
+ALIASES = {
+    "THINK_TAG_WHITELIST": "SURR_THINK_TAG_WHITELIST",
+    "THINK_ENHANCE": "SURR_THINK_ENHANCE",
+    "THINK_SUBMODE_RETRIEVAL": "SURR_SUBMODE_RETRIEVAL",
+    "THINK_PERSIST_VERIFICATION": "SURR_PERSIST_VERIFICATION",
+    **{f"THINK_INJECT_{n}": f"SURR_INJECT_{n}" for n in ("T1", "T2", "T3", "FLOOR")},
+    "THINK_INJECT_EF_SEARCH": "SURR_INJECT_EF_SEARCH",
+    "THINK_INJECT_BACKFILL_MAX": "SURR_INJECT_BACKFILL_MAX",
+    **{f"THINK_VERIFY_{n}": f"SURR_VERIFY_{n}" for n in ("TOPK", "MIN_SIM", "EVIDENCE_LIMIT")},
+    "THINK_VERIFY_PATTERNS": "SURR_VERIFY_PATTERNS",
+    **{
+        f"THINK_ORBITAL_{n}": f"SURR_ORBITAL_{n}"
+        for n in (
+            "W_SIMILARITY",
+            "W_RECENCY",
+            "W_SIGNIFICANCE",
+            "W_ACCESS",
+            "HALF_LIFE_DAYS",
+            "ACCESS_SATURATION",
+        )
+    },
+    "KG_CANDIDATES": "SURR_KG_CANDIDATES",
+    **{
+        f"KG_CANDIDATES_THINK_{n}": f"SURR_KG_CANDIDATES_THINK_{n}"
+        for n in ("CONVO", "PLAN", "DEBUG", "BUILD", "STUCK")
+    },
+    "KG_TOUCH_FLUSH_SECONDS": "SURR_TOUCH_FLUSH_SECONDS",
+    "KG_TOUCH_LOCK_MS": "SURR_TOUCH_LOCK_MS",
+    **{
+        f"INNER_VOICE_{n}": f"SURR_INNER_VOICE_{n}" for n in ("MODEL", "TEMP", "HISTORY", "TIMEOUT")
+    },
+    **{
+        f"IV_HEURISTIC_{n}": f"SURR_IV_HEURISTIC_{n}"
+        for n in ("FALLBACK", "MAX_ENTITIES", "MAX_EDGES")
+    },
+    "EMBEDDING_RPS": "SURR_EMBED_RPS",
+}
+
+
+class Env(environ.Env):  # type: ignore[misc]
+    """django-environ's reader, which also reads a setting's old name (``ALIASES``)."""
+
+    def get_value(self, var: str, *args: Any, **kwargs: Any) -> Any:
+        return super().get_value(alias_resolved(var, self.ENVIRON), *args, **kwargs)
+
+
+def alias_resolved(name: str, environ_: Any) -> str:
+    """``name``, or its old name when only that is set; both set to different values stops
+    start-up (which one was meant?)."""
+    old = ALIASES.get(name)
+    if old is None or old not in environ_:
+        return name
+    if name not in environ_:
+        return old
+    if environ_[name] != environ_[old]:
+        raise ImproperlyConfigured(
+            f"{name} and its old name {old} are both set, to different values: keep {name}"
+        )
+    return name
+
+
+env = Env()
 
 
 def env_choice(name: str, default: str, allowed: tuple[str, ...]) -> str:

@@ -27,9 +27,9 @@ def _chat_variables_checked() -> None:
 _chat_variables_checked()
 
 # Stage 3 of the extractor chain: the offline heuristic, when the CLI and Grok both fail.
-SURR_IV_HEURISTIC_FALLBACK = env_bool("SURR_IV_HEURISTIC_FALLBACK", True)
-SURR_IV_HEURISTIC_MAX_ENTITIES = env_int("SURR_IV_HEURISTIC_MAX_ENTITIES", 20, low=0, high=1000)
-SURR_IV_HEURISTIC_MAX_EDGES = env_int("SURR_IV_HEURISTIC_MAX_EDGES", 30, low=0, high=1000)
+IV_HEURISTIC_FALLBACK = env_bool("IV_HEURISTIC_FALLBACK", True)
+IV_HEURISTIC_MAX_ENTITIES = env_int("IV_HEURISTIC_MAX_ENTITIES", 20, low=0, high=1000)
+IV_HEURISTIC_MAX_EDGES = env_int("IV_HEURISTIC_MAX_EDGES", 30, low=0, high=1000)
 KG_HEURISTIC_ENTITY_CONFIDENCE = env_float("KG_HEURISTIC_ENTITY_CONFIDENCE", 0.7, low=0, high=1)
 KG_HEURISTIC_EDGE_CONFIDENCE = env_float("KG_HEURISTIC_EDGE_CONFIDENCE", 0.6, low=0, high=1)
 # Longest text sent to an extractor; longer texts are cut (and the model told it is truncated).

@@ -23,7 +23,7 @@ def test_cli_answers_with_the_prompt_on_stdin(api, user, monkeypatch, tmp_path, 
     monkeypatch.setenv("FAKE_CLI_MODE", "ok")
     monkeypatch.setenv("FAKE_CLI_RECORD", str(record))
     monkeypatch.setenv("FAKE_CLI_ARGV", str(argv))
-    settings.SURR_INNER_VOICE_MODEL = "gemini-iv-test"
+    settings.INNER_VOICE_MODEL = "gemini-iv-test"
     thought_at(user, 0.9, 1, content="Billing keeps its invoices in Postgres.")
 
     body = ask(api, include_feedback=False, auto_extract_to_kg=False).json()
@@ -96,7 +96,7 @@ def test_in_process_extraction_reports_the_staged_counts(api, voice):
 def test_in_process_extraction_that_fails_is_reported_failed_not_staged(api, user, settings):
     """No extractor answering (CLI failing, no Grok, heuristic off) used to read "staged" with
     0 candidates, as if nothing new had been found. The answer itself still stands."""
-    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    settings.IV_HEURISTIC_FALLBACK = False
     thought_at(user, 0.9, 4, content="Billing keeps its invoices in Postgres.")
     response = ask(api)
     assert response.status_code == 201, response.content

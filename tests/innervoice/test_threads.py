@@ -37,7 +37,7 @@ def test_new_thread_starts_one_with_its_topic_and_later_calls_continue_it(api, v
 
 
 def test_an_idle_thread_times_out_and_a_new_one_starts(api, voice, settings):
-    settings.SURR_INNER_VOICE_TIMEOUT = 3600
+    settings.INNER_VOICE_TIMEOUT = 3600
     first = ask(api).json()["thread"]
     DialogueThread.objects.filter(id=first["id"]).update(
         last_interaction=timezone.now() - timedelta(seconds=3601)
@@ -128,7 +128,7 @@ def test_history_holds_syntheses_and_feedback_never_questions(api, voice):
 
 
 def test_exchanges_past_the_window_are_summarised(api, voice, settings):
-    settings.SURR_INNER_VOICE_HISTORY = 2
+    settings.INNER_VOICE_HISTORY = 2
     for _ in range(4):
         thread_id = ask(api, auto_extract_to_kg=False).json()["thread"]["id"]
     thread = DialogueThread.objects.get(id=thread_id)
@@ -160,7 +160,7 @@ def test_asks_made_at_once_without_a_thread_share_the_one_the_first_starts(api, 
 def test_offline_answers_are_summarised_by_what_they_found_not_their_header(api, user, settings):
     # No chat model: the offline composer answers from the stored thought, under a header
     # that is the same every time.
-    settings.SURR_INNER_VOICE_HISTORY = 1
+    settings.INNER_VOICE_HISTORY = 1
     thought_at(user, 0.9, 1, content="Billing deploys fail when the migration locks invoices.")
     for _ in range(3):
         thread_id = ask(api, auto_extract_to_kg=False).json()["thread"]["id"]

@@ -93,7 +93,7 @@ def test_extract_with_own_thought_records_it(api, user):
 def test_extract_bad_input_and_unavailable_chain_are_enveloped(api, settings):
     resp = api.post(EXTRACT, {"dry_run": True}, format="json")
     assert resp.status_code == 400 and resp.json()["fields"]["text"]
-    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    settings.IV_HEURISTIC_FALLBACK = False
     resp = api.post(EXTRACT, {"text": "FastAPI uses Pydantic."}, format="json")
     assert resp.status_code == 503
     assert resp.json()["error_code"] == "extraction_unavailable"

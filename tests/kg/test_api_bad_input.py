@@ -24,6 +24,15 @@ def invalid(response, field: str) -> str:
     return str(body["fields"][field])
 
 
+def not_found(response, field: str) -> str:
+    # A well-formed id naming no row the requester may see: a 404 naming the field (issue 31).
+    assert response.status_code == 404, response.content
+    body = response.json()
+    assert body["error_code"] == "not_found"
+    assert field in body["fields"], body
+    return str(body["fields"][field])
+
+
 @pytest.mark.parametrize(
     "url, field",
     [
@@ -117,7 +126,7 @@ def test_source_thought_must_be_one_of_the_requesters_own(mod_api, moderator, ot
     url = "/api/v1/kg/" + path
     missing = "2e65db30-5ffb-1f2c-898b-86d1c79d5125"
     for thought_id in (missing, str(theirs.pk)):
-        message = invalid(
+        message = not_found(
             mod_api.post(url, {"name": "x", "source_thought_id": thought_id}, format="json"),
             "source_thought_id",
         )
@@ -130,11 +139,11 @@ def test_source_thought_must_be_one_of_the_requesters_own(mod_api, moderator, ot
     assert ok.json()["source_thought_id"] == str(mine.pk)
 
 
-def test_edge_with_another_users_source_thought_is_400(mod_api, other_user):
+def test_edge_with_another_users_source_thought_is_404(mod_api, other_user):
     a, b = EntityFactory(), EntityFactory()
     theirs = ThoughtFactory(owner=other_user)
     body = {"source_id": a.pk, "target_id": b.pk, "rel_type": "uses"}
-    invalid(
+    not_found(
         mod_api.post(
             "/api/v1/kg/edges/", {**body, "source_thought_id": str(theirs.pk)}, format="json"
         ),

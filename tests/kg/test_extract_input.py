@@ -62,7 +62,7 @@ def test_the_503_says_a_plain_sentence_and_the_log_has_the_details(
 ):
     fake_cli("fail")
     grok.fail_next(401, times=2)
-    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    settings.IV_HEURISTIC_FALLBACK = False
     text = "The zebra-ledger service depends on Cassandra."
     with caplog.at_level(logging.DEBUG, logger="kg.extract"):
         response = api.post(EXTRACT, {"text": text}, format="json")
@@ -77,6 +77,6 @@ def test_the_503_says_a_plain_sentence_and_the_log_has_the_details(
     logged = json.loads(warnings[0].getMessage().split(" ", 1)[1])
     failures = " ".join(logged["failures"])
     assert "exited 3" in failures and "AuthenticationError" in failures
-    assert "SURR_IV_HEURISTIC_FALLBACK=0" in logged["heuristic_fallback"]
+    assert "IV_HEURISTIC_FALLBACK=0" in logged["heuristic_fallback"]
     for record in caplog.records:
         assert "zebra-ledger" not in record.getMessage()

@@ -154,7 +154,7 @@ def test_a_mistyped_grok_flag_keeps_grok_off_and_says_why(grok, monkeypatch, set
     monkeypatch.setenv("IV_ALLOW_GROK", "flase")
     assert extract(SECRET).provider == "heuristic"
     assert grok.requests == []
-    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    settings.IV_HEURISTIC_FALLBACK = False
     with pytest.raises(ExtractionUnavailable):
         extract(SECRET)
     assert "IV_ALLOW_GROK='flase' is not a boolean" in unavailable_log(caplog)
@@ -183,7 +183,7 @@ def test_a_bad_timeout_fails_its_stage_naming_the_variable_and_the_chain_goes_on
     assert extract(SECRET).provider == "heuristic"
     assert grok.requests == []  # refused before any call
     monkeypatch.setenv("IV_CLI_TIMEOUT", value)
-    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    settings.IV_HEURISTIC_FALLBACK = False
     with pytest.raises(ExtractionUnavailable):
         extract(SECRET)
     logged = unavailable_log(caplog)
@@ -192,17 +192,17 @@ def test_a_bad_timeout_fails_its_stage_naming_the_variable_and_the_chain_goes_on
 
 
 def test_heuristic_disabled_and_every_stage_failing_is_a_clear_error(settings, caplog):
-    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    settings.IV_HEURISTIC_FALLBACK = False
     with pytest.raises(ExtractionUnavailable) as err:
         extract(SECRET)
-    assert "SURR_IV_HEURISTIC_FALLBACK=0" in unavailable_log(caplog)
+    assert "IV_HEURISTIC_FALLBACK=0" in unavailable_log(caplog)
     assert "exited 1" in unavailable_log(caplog)
     assert err.value.status_code == 503
 
 
 def test_heuristic_caps_apply(settings):
-    settings.SURR_IV_HEURISTIC_MAX_ENTITIES = 2
-    settings.SURR_IV_HEURISTIC_MAX_EDGES = 1
+    settings.IV_HEURISTIC_MAX_ENTITIES = 2
+    settings.IV_HEURISTIC_MAX_EDGES = 1
     result = extract("The web app uses Redis, Kafka and Postgres. The worker calls Stripe.")
     assert len(result.entities) == 2
     assert len(result.edges) == 1

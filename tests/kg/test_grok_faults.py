@@ -32,7 +32,7 @@ def test_a_200_html_page_from_grok_falls_back_to_the_heuristic(api, grok):
 
 def test_a_200_html_page_with_the_fallback_off_is_the_503_envelope(api, grok, settings):
     answer_html(grok)
-    settings.SURR_IV_HEURISTIC_FALLBACK = False
+    settings.IV_HEURISTIC_FALLBACK = False
     response = api.post(EXTRACT, {"text": TEXT, "dry_run": True}, format="json")
     assert response.status_code == 503, response.content
     assert response.json()["error_code"] == "extraction_unavailable"

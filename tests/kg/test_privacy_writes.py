@@ -107,9 +107,11 @@ def test_observation_upsert_never_updates_a_hidden_observation(moderator, user):
 
 
 def does_not_exist(response: Any, field: str, pk: int) -> str:
-    assert response.status_code == 400, response.content
+    # A well-formed id that names no row the writer may see is a 404 naming the field (the
+    # schema cannot say which ids exist, so a 400 would refuse schema-valid input).
+    assert response.status_code == 404, response.content
     body = response.json()
-    assert body["error_code"] == "invalid"
+    assert body["error_code"] == "not_found"
     message = body["fields"][field][0]
     # The words DRF gives a missing id, so a hidden id reads exactly like one that is not there.
     assert message == f'Invalid pk "{pk}" - object does not exist.'

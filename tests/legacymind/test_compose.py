@@ -82,13 +82,13 @@ def test_the_env_read_parser_finds_known_reads():
             *(ROOT / "legacymind" / "providers").glob("*.py"),
         ]
     )
-    for name in ("EMBEDDING_PROVIDER", "SURR_EMBED_RPS", "DATABASE_URL", "DJANGO_ALLOWED_HOSTS"):
+    for name in ("EMBEDDING_PROVIDER", "EMBEDDING_RPS", "DATABASE_URL", "DJANGO_ALLOWED_HOSTS"):
         assert name in found  # env.str, multi-line env_choice, env_float, env.list
     for name in ("IV_CLI_CMD", "IV_SYNTH_CLI_CMD", "IV_CLI_ARGS_JSON", "GROK_TIMEOUT"):
         assert name in found  # _env(env, A, B), env["X"], env.get("X", d)
     assert "HF_HUB_OFFLINE" not in found  # written with setdefault, not read as a setting
     thoughts = read_in([ROOT / "legacymind" / "conf" / "thoughts.py"])
-    assert "SURR_THINK_TAG_WHITELIST" in thoughts  # a module's own reader, _word_list("X", …)
+    assert "THINK_TAG_WHITELIST" in thoughts  # a module's own reader, _word_list("X", …)
 
 
 def test_compose_has_the_four_services_with_health_checks(compose):

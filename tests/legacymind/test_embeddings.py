@@ -33,7 +33,7 @@ def openai_settings(settings, openai_stub):
     settings.EMBEDDING_DIM = 4
     settings.EMBEDDING_TIMEOUT = 5.0
     settings.EMBEDDING_MAX_RETRIES = 4
-    settings.SURR_EMBED_RPS = 0.0
+    settings.EMBEDDING_RPS = 0.0
     openai_stub.embed_fn = lambda texts: [[1.0, 2.0, 0.0, 0.0] for _ in texts]
     return settings
 
@@ -201,7 +201,7 @@ def test_openai_rejects_fewer_vectors_than_texts(openai_settings, openai_stub):
 
 
 def test_openai_spaces_requests_by_surr_embed_rps(openai_settings, openai_stub):
-    openai_settings.SURR_EMBED_RPS = 10.0
+    openai_settings.EMBEDDING_RPS = 10.0
     provider = get_provider()
 
     started = time.monotonic()

@@ -20,7 +20,7 @@ DIM = 4
 @pytest.fixture
 def stub(settings, openai_stub):
     use_openai_embeddings(settings, openai_stub, dim=DIM)
-    settings.SURR_EMBED_RPS = 0.0
+    settings.EMBEDDING_RPS = 0.0
     embeddings._cached.cache_clear()
     yield openai_stub
     embeddings._cached.cache_clear()

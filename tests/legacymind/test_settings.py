@@ -54,8 +54,8 @@ def loaded(**overrides: str | None) -> dict[str, object]:
     ("overrides", "named"),
     [
         ({"EMBEDDING_PROVIDER": "bogus"}, "EMBEDDING_PROVIDER"),
-        ({"SURR_EMBED_RPS": "abc"}, "SURR_EMBED_RPS"),
-        ({"SURR_EMBED_RPS": "-1"}, "SURR_EMBED_RPS"),
+        ({"EMBEDDING_RPS": "abc"}, "EMBEDDING_RPS"),
+        ({"EMBEDDING_RPS": "-1"}, "EMBEDDING_RPS"),
         ({"EMBEDDING_BATCH_SIZE": "many"}, "EMBEDDING_BATCH_SIZE"),
         ({"DJANGO_SECRET_KEY": None}, "DJANGO_SECRET_KEY"),
         ({"DJANGO_SECRET_KEY": ""}, "DJANGO_SECRET_KEY"),
@@ -70,7 +70,7 @@ def loaded(**overrides: str | None) -> dict[str, object]:
         ({"TAU_HIGH": "1.5"}, "TAU_HIGH"),
         ({"AGENT_POLICY": "greedy"}, "AGENT_POLICY"),
         ({"KG_AUTO_EXTRACT": "maybe"}, "KG_AUTO_EXTRACT"),
-        ({"SURR_IV_HEURISTIC_MAX_ENTITIES": "2.5"}, "SURR_IV_HEURISTIC_MAX_ENTITIES"),
+        ({"IV_HEURISTIC_MAX_ENTITIES": "2.5"}, "IV_HEURISTIC_MAX_ENTITIES"),
         ({"PROMETHEUS_MULTIPROC_DIR": "/etc/hostname/metrics"}, "PROMETHEUS_MULTIPROC_DIR"),
         ({"DJANGO_HTTPS": "maybe"}, "DJANGO_HTTPS"),
         ({"DJANGO_DEBUG": "maybe"}, "DJANGO_DEBUG"),  # was silently off
@@ -206,3 +206,39 @@ def test_with_redis_url_celery_and_the_cache_use_redis():
     assert values["backend"] == url
     assert values["cache"] == "django.core.cache.backends.redis.RedisCache"
     assert values["cache_location"] == url
+
+
+ALIASED = """
+import json, django
+django.setup()
+from django.conf import settings as s
+print(json.dumps([s.THINK_INJECT_T1, s.KG_CANDIDATES, s.INNER_VOICE_TIMEOUT, s.THINK_TAG_WHITELIST]))
+"""
+
+
+def test_the_originals_surr_names_are_read_when_the_new_names_are_not_set():
+    proc = settings_process(
+        ALIASED,
+        SURR_INJECT_T1="0.7",
+        SURR_KG_CANDIDATES="250",
+        SURR_INNER_VOICE_TIMEOUT="120",
+        SURR_THINK_TAG_WHITELIST="plan,Ideas",
+    )
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [0.7, 250, 120, ["plan", "ideas"]]
+
+
+def test_the_new_name_wins_when_both_say_the_same_and_differing_values_stop_start_up():
+    same = settings_process(ALIASED, THINK_INJECT_T1="0.7", SURR_INJECT_T1="0.7")
+    assert same.returncode == 0, same.stderr[-1500:]
+    assert json.loads(same.stdout.strip().splitlines()[-1])[0] == 0.7
+    proc = settings_process(ALIASED, THINK_INJECT_T1="0.7", SURR_INJECT_T1="0.5")
+    assert proc.returncode != 0
+    last_line = proc.stderr.strip().splitlines()[-1]
+    assert "THINK_INJECT_T1" in last_line and "SURR_INJECT_T1" in last_line, last_line
+
+
+def test_a_bad_value_under_an_old_name_stops_start_up_too():
+    proc = settings_process(ALIASED, SURR_INJECT_T1="high")
+    assert proc.returncode != 0
+    assert "ImproperlyConfigured" in proc.stderr

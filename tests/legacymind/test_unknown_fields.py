@@ -106,11 +106,13 @@ def test_the_inner_voice_refuses_an_unknown_key_and_opens_no_thread(api):
     assert DialogueThread.objects.count() == 0 and Thought.objects.count() == 0
 
 
-def test_a_form_posts_csrf_token_is_not_an_unknown_field(api):
-    # The browsable API's HTML form sends its CSRF token with the fields.
+def test_a_form_body_is_refused_as_the_schema_says(api):
+    # Bodies are JSON only (a form cannot say null, a number or a nested object): a form post
+    # is a 415 and stores nothing.
     r = api.post("/api/v1/think", {"content": "From a form.", "csrfmiddlewaretoken": "x"})
-    assert r.status_code == 201, r.content
-    assert Thought.objects.get().content == "From a form."
+    assert r.status_code == 415, r.content
+    assert r.json()["error_code"] == "unsupported_media_type"
+    assert Thought.objects.count() == 0
 
 
 def test_the_schema_says_request_bodies_take_no_other_properties():

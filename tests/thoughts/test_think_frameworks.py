@@ -1,4 +1,4 @@
-"""Cognitive frameworks through POST /api/v1/think: off unless SURR_THINK_ENHANCE, only on
+"""Cognitive frameworks through POST /api/v1/think: off unless THINK_ENHANCE, only on
 conversational modes, deterministic, weighted by the submode profile."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ SEVEN = {
 
 @pytest.fixture
 def enhance(settings):
-    settings.SURR_THINK_ENHANCE = True
+    settings.THINK_ENHANCE = True
 
 
 def think(api, **payload):

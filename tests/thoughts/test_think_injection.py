@@ -90,8 +90,8 @@ def test_floor_is_used_only_when_nothing_passes_the_threshold(api, memory):
 
 
 def test_thresholds_and_floor_come_from_settings(api, memory, settings):
-    settings.SURR_INJECT_T1 = 0.9
-    settings.SURR_INJECT_FLOOR = 0.7
+    settings.THINK_INJECT_T1 = 0.9
+    settings.THINK_INJECT_FLOOR = 0.7
     memory(about=TEXT, cosine=0.8, name="eighty")
     memory(about=TEXT, cosine=0.65, name="sixty-five")
     body = think(api, injection_scale=1)
@@ -111,7 +111,7 @@ def test_submode_delta_lowers_the_threshold_when_submode_retrieval_is_on(api, me
     memory(about=TEXT, cosine=0.37, name="borderline")  # t2 0.40; sarcastic -0.05 -> 0.35
     assert names(think(api, injection_scale=2, submode="sarcastic")) == ["clear"]
 
-    settings.SURR_SUBMODE_RETRIEVAL = True
+    settings.THINK_SUBMODE_RETRIEVAL = True
     body = think(api, injection_scale=2, submode="sarcastic")
     assert sorted(names(body)) == ["borderline", "clear"]
     assert body["telemetry"]["injection"]["threshold"] == pytest.approx(0.35)
@@ -119,7 +119,7 @@ def test_submode_delta_lowers_the_threshold_when_submode_retrieval_is_on(api, me
 
 
 def test_empathetic_submode_raises_the_threshold(api, memory, settings):
-    settings.SURR_SUBMODE_RETRIEVAL = True
+    settings.THINK_SUBMODE_RETRIEVAL = True
     memory(about=TEXT, cosine=0.43, name="above")
     memory(about=TEXT, cosine=0.41, name="below")  # t2 0.40 + 0.02 = 0.42
     body = think(api, injection_scale=2, submode="empathetic")
@@ -129,7 +129,7 @@ def test_empathetic_submode_raises_the_threshold(api, memory, settings):
 
 @pytest.mark.parametrize("submode", ["philosophical", "problem_solving"])
 def test_neutral_submodes_keep_the_threshold(api, memory, settings, submode):
-    settings.SURR_SUBMODE_RETRIEVAL = True
+    settings.THINK_SUBMODE_RETRIEVAL = True
     memory(about=TEXT, cosine=0.39, name="below")
     memory(about=TEXT, cosine=0.41, name="above")
     body = think(api, injection_scale=2, submode=submode)
@@ -156,9 +156,9 @@ def test_orbital_rank_prefers_recent_and_often_used_memories(api, memory):
 
 
 def test_orbital_weights_are_configurable(api, memory, settings):
-    settings.SURR_ORBITAL_W_RECENCY = 0.0
-    settings.SURR_ORBITAL_W_SIGNIFICANCE = 0.0
-    settings.SURR_ORBITAL_W_ACCESS = 0.0
+    settings.THINK_ORBITAL_W_RECENCY = 0.0
+    settings.THINK_ORBITAL_W_SIGNIFICANCE = 0.0
+    settings.THINK_ORBITAL_W_ACCESS = 0.0
     memory(about=TEXT, cosine=0.70, name="similar", significance=0.0)
     memory(about=TEXT, cosine=0.66, name="significant", significance=1.0, access_count=99)
     body = think(api, injection_scale=1)
@@ -264,7 +264,7 @@ def test_the_search_and_the_unembedded_probe_share_one_query(api, memory):
 def test_backfill_embeds_at_most_the_configured_rows_entities_first(
     api, settings, cap, entities, observations
 ):
-    settings.SURR_INJECT_BACKFILL_MAX = cap
+    settings.THINK_INJECT_BACKFILL_MAX = cap
     for i in range(2):
         EntityFactory(name=f"garden entity {i}")
         ObservationFactory(name=f"garden observation {i}", description="irrigation")
@@ -292,8 +292,8 @@ def test_rows_of_another_model_of_the_same_dimension_are_never_compared(api, mem
 
 
 def test_the_candidate_pool_comes_from_the_mode_setting(api, memory, settings):
-    settings.SURR_KG_CANDIDATES_THINK_CONVO = 2
-    settings.SURR_KG_CANDIDATES_THINK_DEBUG = 3
+    settings.KG_CANDIDATES_THINK_CONVO = 2
+    settings.KG_CANDIDATES_THINK_DEBUG = 3
     for i in range(6):
         memory(about=TEXT, cosine=0.9 - i * 0.02, name=f"m{i}")
     body = think(api, injection_scale=2)
@@ -330,7 +330,7 @@ def test_memories_from_another_users_private_thought_are_never_injected(
 def test_the_whole_pool_is_considered_when_many_memories_pass(api, memory, settings):
     # 45 memories pass t3; the least similar one is by far the most significant. The search
     # must reach past the first 40 neighbours to find it.
-    settings.SURR_ORBITAL_W_SIGNIFICANCE = 5.0
+    settings.THINK_ORBITAL_W_SIGNIFICANCE = 5.0
     for i in range(44):
         memory(about=TEXT, cosine=0.75 - i * 0.01, name=f"m{i:02d}", significance=0.0)
     memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)
@@ -340,8 +340,8 @@ def test_the_whole_pool_is_considered_when_many_memories_pass(api, memory, setti
 
 
 def test_a_pool_smaller_than_the_related_rows_caps_the_search(api, memory, settings):
-    settings.SURR_KG_CANDIDATES_THINK_CONVO = 44
-    settings.SURR_ORBITAL_W_SIGNIFICANCE = 5.0
+    settings.KG_CANDIDATES_THINK_CONVO = 44
+    settings.THINK_ORBITAL_W_SIGNIFICANCE = 5.0
     for i in range(44):
         memory(about=TEXT, cosine=0.75 - i * 0.005, name=f"m{i:02d}", significance=0.0)
     memory(about=TEXT, cosine=0.30, name="deep", significance=1.0)  # the 45th neighbour

@@ -122,7 +122,7 @@ def test_tags_are_filtered_against_the_whitelist_and_dropped_ones_reported(api):
 
 
 def test_tag_whitelist_comes_from_settings(api, settings):
-    settings.SURR_THINK_TAG_WHITELIST = ["journal"]
+    settings.THINK_TAG_WHITELIST = ["journal"]
     r = think(api, content="Dear diary", tags=["journal", "plan"])
     assert Thought.objects.get().tags == ["journal"]
     assert r.json()["telemetry"]["tags_dropped"] == ["plan"]

@@ -35,7 +35,7 @@ def think_schema(anon_api) -> dict[str, Any]:
 
 
 def test_a_full_think_answer_matches_the_schema(api, user, memory, settings, think_schema):
-    settings.SURR_THINK_ENHANCE = True
+    settings.THINK_ENHANCE = True
     for i, cosine in enumerate((0.9, 0.8, 0.7)):
         memory(about=CONTENT, cosine=cosine, name=f"supporting {i}", description="holds up")
     memory(about=CONTENT, cosine=0.85, name="contra", description="this is not the cause")

@@ -14,8 +14,8 @@ PRINT = """
 import json, django
 django.setup()
 from django.conf import settings as s
-names = [n for n in dir(s) if n.startswith(("SURR_INJECT", "SURR_KG_CAND", "SURR_VERIFY",
-         "SURR_ORBITAL", "SURR_THINK", "SURR_SUBMODE", "SURR_PERSIST"))]
+names = [n for n in dir(s) if n.startswith(("THINK_INJECT", "KG_CAND", "THINK_VERIFY",
+         "THINK_ORBITAL", "THINK", "THINK_SUBMODE", "THINK_PERSIST"))]
 print(json.dumps({n: getattr(s, n) for n in names}))
 """
 
@@ -28,34 +28,37 @@ def test_defaults_follow_the_spec_and_the_readme_decisions():
     proc = start()
     assert proc.returncode == 0, proc.stderr[-2000:]
     s = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert s["SURR_THINK_TAG_WHITELIST"] == ["plan", "debug", "dx", "photography", "idea"]
-    assert (s["SURR_INJECT_T1"], s["SURR_INJECT_T2"], s["SURR_INJECT_T3"]) == (0.6, 0.4, 0.25)
-    assert s["SURR_INJECT_FLOOR"] == 0.15
-    assert s["SURR_KG_CANDIDATES"] == 500
+    assert s["THINK_TAG_WHITELIST"] == ["plan", "debug", "dx", "photography", "idea"]
+    assert (s["THINK_INJECT_T1"], s["THINK_INJECT_T2"], s["THINK_INJECT_T3"]) == (0.6, 0.4, 0.25)
+    assert s["THINK_INJECT_FLOOR"] == 0.15
+    assert s["KG_CANDIDATES"] == 500
     assert [
-        s[f"SURR_KG_CANDIDATES_THINK_{tool}"]
-        for tool in ("CONVO", "PLAN", "DEBUG", "BUILD", "STUCK")
+        s[f"KG_CANDIDATES_THINK_{tool}"] for tool in ("CONVO", "PLAN", "DEBUG", "BUILD", "STUCK")
     ] == [500, 800, 1000, 400, 600]
-    assert (s["SURR_VERIFY_TOPK"], s["SURR_VERIFY_MIN_SIM"], s["SURR_VERIFY_EVIDENCE_LIMIT"]) == (
+    assert (
+        s["THINK_VERIFY_TOPK"],
+        s["THINK_VERIFY_MIN_SIM"],
+        s["THINK_VERIFY_EVIDENCE_LIMIT"],
+    ) == (
         50,
         0.6,
         10,
     )
-    assert s["SURR_PERSIST_VERIFICATION"] is True
-    assert s["SURR_THINK_ENHANCE"] is False
-    assert s["SURR_SUBMODE_RETRIEVAL"] is False
+    assert s["THINK_PERSIST_VERIFICATION"] is True
+    assert s["THINK_ENHANCE"] is False
+    assert s["THINK_SUBMODE_RETRIEVAL"] is False
 
 
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("SURR_INJECT_T1", "high"),
-        ("SURR_INJECT_T1", "0.7x"),  # django-environ read this as 0.7
-        ("SURR_INJECT_T2", "1,5"),  # and this as 1.5
-        ("SURR_INJECT_FLOOR", "1.5"),
-        ("SURR_KG_CANDIDATES", "5000"),
-        ("SURR_THINK_ENHANCE", "sometimes"),
-        ("SURR_THINK_TAG_WHITELIST", " , "),
+        ("THINK_INJECT_T1", "high"),
+        ("THINK_INJECT_T1", "0.7x"),  # django-environ read this as 0.7
+        ("THINK_INJECT_T2", "1,5"),  # and this as 1.5
+        ("THINK_INJECT_FLOOR", "1.5"),
+        ("KG_CANDIDATES", "5000"),
+        ("THINK_ENHANCE", "sometimes"),
+        ("THINK_TAG_WHITELIST", " , "),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(name, value):
@@ -66,18 +69,16 @@ def test_a_bad_value_stops_start_up_naming_the_variable(name, value):
 
 
 def test_a_threshold_in_any_float_notation_is_read_as_written():
-    proc = start(SURR_INJECT_T1="5e-1", SURR_INJECT_T2=" 0.45 ")
+    proc = start(THINK_INJECT_T1="5e-1", THINK_INJECT_T2=" 0.45 ")
     assert proc.returncode == 0, proc.stderr[-2000:]
     s = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert (s["SURR_INJECT_T1"], s["SURR_INJECT_T2"]) == (0.5, 0.45)
+    assert (s["THINK_INJECT_T1"], s["THINK_INJECT_T2"]) == (0.5, 0.45)
 
 
 def test_the_general_pool_is_every_mode_pool_that_is_not_set_itself():
-    """SURR_KG_CANDIDATES was read and never used: every think mode has its own pool."""
-    proc = start(SURR_KG_CANDIDATES="120", SURR_KG_CANDIDATES_THINK_PLAN="900")
+    """KG_CANDIDATES was read and never used: every think mode has its own pool."""
+    proc = start(KG_CANDIDATES="120", KG_CANDIDATES_THINK_PLAN="900")
     assert proc.returncode == 0, proc.stderr[-2000:]
     s = json.loads(proc.stdout.strip().splitlines()[-1])
-    pools = [
-        s[f"SURR_KG_CANDIDATES_THINK_{m}"] for m in ("CONVO", "PLAN", "DEBUG", "BUILD", "STUCK")
-    ]
+    pools = [s[f"KG_CANDIDATES_THINK_{m}"] for m in ("CONVO", "PLAN", "DEBUG", "BUILD", "STUCK")]
     assert pools == [120, 900, 120, 120, 120]

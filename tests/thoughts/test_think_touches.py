@@ -74,7 +74,7 @@ def test_thinks_queue_their_bumps_and_one_flush_applies_them_together(api, memor
 
 
 def test_a_flush_that_meets_a_locked_row_keeps_the_bumps_queued(api, memory, bare_redis, settings):
-    settings.SURR_TOUCH_LOCK_MS = 200
+    settings.KG_TOUCH_LOCK_MS = 200
     used = memory(about=TEXT, cosine=0.8, name="used")
     think(api), think(api)
     db = connection.settings_dict
@@ -104,7 +104,7 @@ def test_a_corrupt_item_is_dropped_and_the_rest_applied(api, memory, bare_redis)
 
 
 def test_the_worker_applies_the_queued_bumps(api, memory, settings):
-    settings.SURR_TOUCH_FLUSH_SECONDS = 0.5
+    settings.KG_TOUCH_FLUSH_SECONDS = 0.5
     used = memory(about=TEXT, cosine=0.8, name="used")
     with worker_and_redis() as worker:
         for _ in range(4):

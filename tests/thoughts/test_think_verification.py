@@ -119,7 +119,7 @@ def test_custom_contradiction_patterns_replace_the_defaults(api, memory):
 
 
 def test_default_patterns_come_from_settings(api, memory, settings):
-    settings.SURR_VERIFY_PATTERNS = ["refuted"]
+    settings.THINK_VERIFY_PATTERNS = ["refuted"]
     memory(about=HYPOTHESIS, cosine=0.9, name="Refuted in review")
     memory(about=HYPOTHESIS, cosine=0.8, name="This is not wrong")
     v = verify(api)["verification"]
@@ -160,7 +160,7 @@ def test_verification_is_stored_on_the_thought_by_default(api, memory):
 
 
 def test_verification_is_not_stored_when_persistence_is_off(api, memory, settings):
-    settings.SURR_PERSIST_VERIFICATION = False
+    settings.THINK_PERSIST_VERIFICATION = False
     memory(about=HYPOTHESIS, cosine=0.9, name="Agrees")
     body = verify(api)
     assert body["verification"]["confidence_score"] == 1.0

@@ -14,6 +14,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from legacymind.api.inputs import Input
+from legacymind.api.patterns import numeric_text_or_number
 from legacymind.dates import BadMoment, parse_moment
 from thoughts import selectors
 from thoughts.models import Thought
@@ -76,8 +77,14 @@ class DateBoundField(serializers.Field):  # type: ignore[type-arg]
         return str(value)
 
 
+@extend_schema_field(
+    numeric_text_or_number("An integer, or one as text; clamped into range.", empty=False)
+)
 class ClampedIntegerField(serializers.IntegerField):
-    """Lenient like the original tools: a number out of range is clamped, not refused."""
+    """Lenient like the original tools: a number out of range is clamped, not refused, and a
+    numeric string is read as the number."""
+
+    reads_text = True
 
     def __init__(self, *, low: int, high: int, **kwargs: Any) -> None:
         self.low, self.high = low, high
@@ -87,7 +94,12 @@ class ClampedIntegerField(serializers.IntegerField):
         return max(self.low, min(self.high, super().to_internal_value(data)))
 
 
+@extend_schema_field(
+    numeric_text_or_number("A number, or one as text; clamped into range.", empty=False)
+)
 class ClampedFloatField(serializers.FloatField):
+    reads_text = True
+
     def __init__(self, *, low: float, high: float, **kwargs: Any) -> None:
         self.low, self.high = low, high
         super().__init__(**kwargs)
@@ -124,20 +136,10 @@ class ThoughtFilterInput(Input):
     tags = TagsField(required=False, help_text="Comma-separated, repeated, or a JSON list.")
     tags_match = serializers.ChoiceField(choices=["any", "all"], default="any")
     date_from = DateBoundField(end_of_day=False, required=False, help_text="Inclusive.")
+    # A range whose ends are the wrong way round matches nothing, like any filter no row meets.
     date_to = DateBoundField(end_of_day=True, required=False, help_text="Inclusive.")
     confidence_gte = ClampedFloatField(low=0.0, high=1.0, required=False)
     confidence_lte = ClampedFloatField(low=0.0, high=1.0, required=False)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        start, end = attrs.get("date_from"), attrs.get("date_to")
-        if start is not None and end is not None and start > end:
-            raise serializers.ValidationError({"date_from": "date_from is after date_to."})
-        low, high = attrs.get("confidence_gte"), attrs.get("confidence_lte")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError(
-                {"confidence_gte": "confidence_gte is above confidence_lte."}
-            )
-        return attrs
 
     def filters(self) -> ThoughtFilters:
         data = self.validated_data

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -13,15 +12,22 @@ from rest_framework.views import APIView
 
 from legacymind.api.fields import StringField
 from legacymind.api.inputs import Input
+from legacymind.api.patterns import NO_NUL, NOT_BLANK, any_case, numeric_text_or_number
 from legacymind.api.schema import error
 from legacymind.users import signed_in
 from thoughts.api.think_out import ThinkOut
-from thoughts.services import ThinkResult, thought_think
-from thoughts.think.continuity import thought_ref
-from thoughts.think.params import think_params
+from thoughts.refs import THOUGHT_REF_PATTERN
+from thoughts.services import thought_think
+from thoughts.think.params import (
+    MAX_HYPOTHESIS_CHARS,
+    MAX_ID_LENGTH,
+    SUBMODES,
+    ThinkParams,
+    think_params,
+)
 
 
-@extend_schema_field(OpenApiTypes.NUMBER)
+@extend_schema_field(numeric_text_or_number("A number or a numeric string; clamped into range."))
 class LenientNumber(serializers.Field):  # type: ignore[type-arg]
     """A JSON number or a numeric string; range clamping happens in ``think_params``."""
 
@@ -39,7 +45,7 @@ class LenientNumber(serializers.Field):  # type: ignore[type-arg]
 @extend_schema_field(
     {
         "type": "string",
-        "minLength": 1,
+        "pattern": NOT_BLANK,
         "description": "The thought: not blank, at most 100 KB of UTF-8.",
     }
 )
@@ -57,10 +63,27 @@ LINK_HELP = (
     "A thought id, <uuid> or thoughts:<uuid>. An id not stored yet is kept as a forward link "
     '(status "string"); a malformed one is a 400.'
 )
+_REF = THOUGHT_REF_PATTERN.removeprefix("^").removesuffix("$")
+_SUBMODE_WORDS = [*SUBMODES, "problemsolving"]
+# What think_params reads, said as patterns: surrounding white space is dropped, links and ids
+# are thought ids, a submode's case and -/_ do not matter, ids are at most 128 characters.
+TEXT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "link": {"pattern": rf"^\s*$|^\s*{_REF}\s*$"},
+    "own_id": {"pattern": rf"^$|^\s*{_REF}\s*$"},
+    "submode": {"pattern": "^$|^\\s*(" + "|".join(map(any_case, _SUBMODE_WORDS)) + ")\\s*$"},
+    "id": {"pattern": rf"^\s*[^\u0000]{{0,{MAX_ID_LENGTH}}}\s*$"},
+    "hypothesis": {"pattern": NO_NUL, "maxLength": MAX_HYPOTHESIS_CHARS},
+    "text": {"pattern": NO_NUL},
+}
 
 
-def _text(**kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(
+def _text(schema: str, **kwargs: Any) -> serializers.CharField:
+    """An optional text that think_params reads; ``schema`` names what the schema says of it."""
+    # anyOf, not a plain string: drf-spectacular would add "" as a oneOf choice that the
+    # pattern matches too, and oneOf then refuses "".
+    described = {"anyOf": [{"type": "string", **TEXT_SCHEMAS[schema]}]}
+    field_class = extend_schema_field(described)(type("Text", (serializers.CharField,), {}))
+    return field_class(
         required=False, allow_null=True, allow_blank=True, trim_whitespace=False, **kwargs
     )
 
@@ -71,20 +94,20 @@ class ThinkView(APIView):
 
     class ThinkInput(Input):
         content = ContentField(trim_whitespace=False)
-        hint = _text()
+        hint = _text("text")
         injection_scale = LenientNumber(required=False, allow_null=True)
         tags = serializers.ListField(
             child=serializers.CharField(), required=False, allow_null=True, max_length=100
         )
         significance = LenientNumber(required=False, allow_null=True)
         verbose_analysis = serializers.BooleanField(required=False, default=False)
-        session_id = _text()
-        chain_id = _text()
-        previous_thought_id = _text(help_text=LINK_HELP)
-        revises_thought = _text(help_text=LINK_HELP)
-        branch_from = _text(help_text=LINK_HELP)
+        session_id = _text("id")
+        chain_id = _text("id")
+        previous_thought_id = _text("link", help_text=LINK_HELP)
+        revises_thought = _text("link", help_text=LINK_HELP)
+        branch_from = _text("link", help_text=LINK_HELP)
         confidence = LenientNumber(required=False, allow_null=True)
-        hypothesis = _text()
+        hypothesis = _text("hypothesis")
         needs_verification = serializers.BooleanField(required=False, default=False)
         verify_top_k = LenientNumber(required=False, allow_null=True)
         min_similarity = LenientNumber(required=False, allow_null=True)
@@ -94,12 +117,17 @@ class ThinkView(APIView):
         )
         # Extensions of the spec's table: the submode profile, privacy, and a caller-chosen id
         # (so that an earlier "string" link can resolve to this thought).
-        submode = _text()
+        submode = _text("submode")
         is_private = serializers.BooleanField(required=False, default=False)
         thought_id = _text(
+            "own_id",
             help_text="The new thought's id (<uuid> or thoughts:<uuid>), so that an earlier "
-            "forward link resolves to it; 409 when a thought has it already."
+            "forward link resolves to it; 409 when a thought has it already.",
         )
+
+        def params(self) -> ThinkParams:
+            """The validated body as the service takes it (numbers clamped, links parsed)."""
+            return think_params(**self.validated_data)
 
     @extend_schema(
         request=ThinkInput,
@@ -112,44 +140,5 @@ class ThinkView(APIView):
     def post(self, request: Request) -> Response:
         data = self.ThinkInput(data=request.data)
         data.is_valid(raise_exception=True)
-        params = think_params(**data.validated_data)
-        result = thought_think(owner=signed_in(request), params=params)
-        return Response(think_response(result), status=status.HTTP_201_CREATED)
-
-
-def think_response(result: ThinkResult) -> dict[str, Any]:
-    """The spec's output shape, plus ``injected`` (each memory and why it was chosen)."""
-    thought, choice = result.thought, result.choice
-    telemetry: dict[str, Any] = {
-        "trigger_matched": choice.trigger_matched,
-        "heuristics": choice.heuristics,
-        "links_telemetry": result.continuity.statuses,
-        "origin": thought.origin,
-        "injection_scale": thought.injection_scale,
-        "significance": thought.significance,
-        "tags_dropped": result.params.tags_dropped,
-        "clamped": result.params.clamped,
-        "injection": result.injection.telemetry(),
-        "framework_enhanced": bool(thought.framework_enhanced),
-    }
-    if choice.hint_ignored is not None:
-        telemetry["hint_ignored"] = choice.hint_ignored
-    if result.params.verbose_analysis:
-        telemetry["timings_ms"] = result.timings_ms
-    delegated: dict[str, Any] = {
-        "thought_id": thought_ref(thought.id),
-        "embedding_model": result.provider.model,
-        "embedding_dim": result.provider.dim,
-        "memories_injected": len(result.injection.memories),
-    }
-    if thought.framework_analysis is not None:
-        delegated["framework_analysis"] = thought.framework_analysis
-    return {
-        "mode_selected": choice.mode,
-        "reason": choice.reason,
-        "delegated_result": delegated,
-        "links": result.continuity.as_links(),
-        "telemetry": telemetry,
-        "verification": result.verification,
-        "injected": [item.as_dict() for item in result.injection.memories],
-    }
+        result = thought_think(owner=signed_in(request), params=data.params())
+        return Response(ThinkOut(result).data, status=status.HTTP_201_CREATED)

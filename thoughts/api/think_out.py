@@ -1,37 +1,82 @@
-"""The shape of ``POST /api/v1/think``'s answer, for the OpenAPI schema.
-
-``think_response`` builds the body as plain data (the spec's output shape, spec 002); these
-serializers describe it so that clients and generated code know every field. A test checks
-real answers against the schema built from them (tests/thoughts/test_think_schema.py).
-"""
+"""``POST /api/v1/think``'s answer: these serializers render a ``ThinkResult`` into the spec's
+output shape (spec 002), and the schema is built from the same classes, so what the server
+sends and what the schema says cannot drift apart."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from thoughts.think.continuity import thought_ref
 from thoughts.think.modes import CONVERSATIONAL, TECHNICAL
 
 LINK_STATUSES = ["record", "string", "dropped_self_link", "dropped_duplicate"]
 
 
-class ThinkDelegatedOut(serializers.Serializer[Any]):
-    thought_id = serializers.CharField(help_text="thoughts:<uuid> of the stored thought.")
-    embedding_model = serializers.CharField()
-    embedding_dim = serializers.IntegerField()
-    memories_injected = serializers.IntegerField()
+class _Out(serializers.Serializer[Any]):
+    """An output whose optional fields (``required=False``) are left out when they are None."""
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        body: dict[str, Any] = super().to_representation(instance)
+        for name, field in self.fields.items():
+            if not field.required and body.get(name) is None:
+                body.pop(name, None)
+        return body
+
+
+@extend_schema_field({"type": "string", "description": "thoughts:<uuid>"})
+class RefOut(serializers.Field):  # type: ignore[type-arg]
+    """A thought's UUID as the spec writes it, ``thoughts:<uuid>``."""
+
+    def to_representation(self, value: Any) -> str | None:
+        return thought_ref(value)
+
+
+class Count(serializers.IntegerField):
+    """How many items a list holds."""
+
+    def to_representation(self, value: Any) -> int:
+        return len(value)
+
+
+class Flag(serializers.BooleanField):
+    """A nullable model flag as a plain boolean: unset is false."""
+
+    def get_attribute(self, instance: Any) -> bool:
+        return bool(super().get_attribute(instance))
+
+
+class Rounded(serializers.FloatField):
+    """A similarity or score to 4 places, as the original printed them."""
+
+    def to_representation(self, value: Any) -> float:  # type: ignore[override]
+        return round(float(value), 4)
+
+
+class ThinkDelegatedOut(_Out):
+    thought_id = RefOut(source="thought.id")
+    embedding_model = serializers.CharField(source="provider.model")
+    embedding_dim = serializers.IntegerField(source="provider.dim")
+    memories_injected = Count(source="injection.memories")
     framework_analysis = serializers.DictField(
-        required=False, help_text="Only when the cognitive frameworks ran (SURR_THINK_ENHANCE)."
+        source="thought.framework_analysis",
+        required=False,
+        help_text="Only when the cognitive frameworks ran (THINK_ENHANCE).",
     )
 
 
 class ThinkLinksOut(serializers.Serializer[Any]):
     session_id = serializers.CharField(allow_null=True)
     chain_id = serializers.CharField(allow_null=True)
-    previous_thought_id = serializers.CharField(allow_null=True, help_text="thoughts:<uuid>")
-    revises_thought = serializers.CharField(allow_null=True, help_text="thoughts:<uuid>")
-    branch_from = serializers.CharField(allow_null=True, help_text="thoughts:<uuid>")
+    previous_thought_id = RefOut(
+        source="links.previous_thought_id", allow_null=True, help_text="thoughts:<uuid>"
+    )
+    revises_thought = RefOut(
+        source="links.revises_thought", allow_null=True, help_text="thoughts:<uuid>"
+    )
+    branch_from = RefOut(source="links.branch_from", allow_null=True, help_text="thoughts:<uuid>")
     confidence = serializers.FloatField(allow_null=True)
 
 
@@ -43,30 +88,46 @@ class ThinkInjectionTelemetryOut(serializers.Serializer[Any]):
     submode_delta = serializers.FloatField()
     pool = serializers.IntegerField()
     candidates_passing = serializers.IntegerField(
-        help_text="Candidates over the threshold, or over the floor when none passed."
+        source="candidates",
+        help_text="Candidates over the threshold, or over the floor when none passed.",
     )
     backfilled = serializers.IntegerField(help_text="KG rows embedded on the way.")
     used_floor = serializers.BooleanField()
 
 
-class ThinkTelemetryOut(serializers.Serializer[Any]):
-    trigger_matched = serializers.CharField(allow_null=True)
+class ThinkTelemetryOut(_Out):
+    trigger_matched = serializers.CharField(source="choice.trigger_matched", allow_null=True)
     heuristics = serializers.DictField(
-        allow_null=True, help_text="keywords, score (and tied modes) of the keyword tier."
+        source="choice.heuristics",
+        allow_null=True,
+        help_text="keywords, score (and tied modes) of the keyword tier.",
     )
     links_telemetry = serializers.DictField(
+        source="continuity.statuses",
         child=serializers.ChoiceField(choices=LINK_STATUSES),
         help_text="Per link field: record, string, dropped_self_link or dropped_duplicate.",
     )
-    origin = serializers.CharField()
-    injection_scale = serializers.IntegerField()
-    significance = serializers.FloatField()
-    tags_dropped = serializers.ListField(child=serializers.CharField())
-    clamped = serializers.DictField(help_text="Per number given out of range: {given, used}.")
+    origin = serializers.CharField(source="thought.origin")
+    injection_scale = serializers.IntegerField(source="thought.injection_scale")
+    significance = serializers.FloatField(source="thought.significance")
+    tags_dropped = serializers.ListField(
+        source="params.tags_dropped", child=serializers.CharField()
+    )
+    clamped = serializers.DictField(
+        source="params.clamped", help_text="Per number given out of range: {given, used}."
+    )
     injection = ThinkInjectionTelemetryOut()
-    framework_enhanced = serializers.BooleanField()
-    hint_ignored = serializers.CharField(required=False, help_text="An unknown hint, if any.")
+    framework_enhanced = Flag(source="thought.framework_enhanced")
+    hint_ignored = serializers.CharField(
+        source="choice.hint_ignored", required=False, help_text="An unknown hint, if any."
+    )
     timings_ms = serializers.DictField(required=False, help_text="With verbose_analysis.")
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        body = super().to_representation(instance)
+        if not instance.params.verbose_analysis:
+            body.pop("timings_ms", None)
+        return body
 
 
 class _MemoryOut(serializers.Serializer[Any]):
@@ -76,11 +137,16 @@ class _MemoryOut(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=["entity", "observation"])
     ref = serializers.CharField(help_text="kge:<id> or kgo:<id>.")
     name = serializers.CharField()
-    similarity = serializers.FloatField()
+    similarity = Rounded()
 
 
-class ThinkInjectedOut(_MemoryOut):
-    score = serializers.FloatField(help_text="Orbital relevance: similarity, recency, ...")
+class ThinkInjectedOut(serializers.Serializer[Any]):
+    id = serializers.IntegerField(source="candidate.id")
+    kind = serializers.ChoiceField(source="candidate.kind", choices=["entity", "observation"])
+    ref = serializers.CharField(source="candidate.ref", help_text="kge:<id> or kgo:<id>.")
+    name = serializers.CharField(source="candidate.name")
+    similarity = Rounded(source="candidate.similarity")
+    score = Rounded(help_text="Orbital relevance: similarity, recency, ...")
     rank = serializers.IntegerField()
     reason = serializers.ChoiceField(choices=["threshold", "floor"])
 
@@ -100,12 +166,19 @@ class ThinkVerificationOut(serializers.Serializer[Any]):
 
 
 class ThinkOut(serializers.Serializer[Any]):
-    mode_selected = serializers.ChoiceField(choices=[*CONVERSATIONAL, *TECHNICAL])
-    reason = serializers.CharField()
-    delegated_result = ThinkDelegatedOut()
-    links = ThinkLinksOut()
-    telemetry = ThinkTelemetryOut()
+    """Renders a ``thoughts.services.ThinkResult``: the spec's output shape, plus ``injected``
+    (each memory and why it was chosen)."""
+
+    mode_selected = serializers.ChoiceField(
+        source="choice.mode", choices=[*CONVERSATIONAL, *TECHNICAL]
+    )
+    reason = serializers.CharField(source="choice.reason")
+    delegated_result = ThinkDelegatedOut(source="*")
+    links = ThinkLinksOut(source="continuity")
+    telemetry = ThinkTelemetryOut(source="*")
     verification = ThinkVerificationOut(
         allow_null=True, help_text="Only with needs_verification and a hypothesis."
     )
-    injected = ThinkInjectedOut(many=True, help_text="Each memory injected and why.")
+    injected = ThinkInjectedOut(
+        source="injection.memories", many=True, help_text="Each memory injected and why."
+    )

@@ -85,7 +85,7 @@ def thought_think(*, owner: User, params: ThinkParams) -> ThinkResult:
         )
         timer.mark("verify")
     analysis = None
-    if settings.SURR_THINK_ENHANCE and mode.choice.conversational:
+    if settings.THINK_ENHANCE and mode.choice.conversational:
         analysis = framework_analyze(text=params.content, submode=params.submode)
         timer.mark("frameworks")
     thought = _store(
@@ -216,7 +216,7 @@ def _store(
         enriched_content=injection.enriched,
         framework_enhanced=analysis is not None,
         framework_analysis=analysis,
-        verification=verification if settings.SURR_PERSIST_VERIFICATION else None,
+        verification=verification if settings.THINK_PERSIST_VERIFICATION else None,
     )
 
 

@@ -1,11 +1,11 @@
 """Memory injection (specs/002 "Memory Injection & Orbital Mechanics").
 
 Scale 0 injects nothing; scales 1/2/3 inject up to 5/10/20 memories whose similarity passes
-t1/t2/t3 (``SURR_INJECT_T1..T3``), shifted by the submode's delta when
-``SURR_SUBMODE_RETRIEVAL`` is on. When nothing passes, memories above ``SURR_INJECT_FLOOR``
+t1/t2/t3 (``THINK_INJECT_T1..T3``), shifted by the submode's delta when
+``THINK_SUBMODE_RETRIEVAL`` is on. When nothing passes, memories above ``THINK_INJECT_FLOOR``
 are used instead. Candidates are the nearest entities and observations from the HNSW index
 (a pool per think mode); thresholds apply to similarity, and the survivors are ranked by an
-orbital relevance that also weighs recency, significance and access (``SURR_ORBITAL_*``).
+orbital relevance that also weighs recency, significance and access (``THINK_ORBITAL_*``).
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ SCALE_LIMITS = {1: 5, 2: 10, 3: 20}
 ENRICHED_MAX = 5  # memories listed in enriched_content, as in the original
 
 POOL_SETTINGS = {
-    "question": "SURR_KG_CANDIDATES_THINK_CONVO",
-    "conclude": "SURR_KG_CANDIDATES_THINK_CONVO",
-    "plan": "SURR_KG_CANDIDATES_THINK_PLAN",
-    "debug": "SURR_KG_CANDIDATES_THINK_DEBUG",
-    "build": "SURR_KG_CANDIDATES_THINK_BUILD",
-    "stuck": "SURR_KG_CANDIDATES_THINK_STUCK",
+    "question": "KG_CANDIDATES_THINK_CONVO",
+    "conclude": "KG_CANDIDATES_THINK_CONVO",
+    "plan": "KG_CANDIDATES_THINK_PLAN",
+    "debug": "KG_CANDIDATES_THINK_DEBUG",
+    "build": "KG_CANDIDATES_THINK_BUILD",
+    "stuck": "KG_CANDIDATES_THINK_STUCK",
 }
 
 
@@ -90,15 +90,15 @@ class Injection:
 
 def pool_for(mode: str) -> int:
     name = POOL_SETTINGS.get(mode)
-    return int(getattr(settings, name)) if name else int(settings.SURR_KG_CANDIDATES)
+    return int(getattr(settings, name)) if name else int(settings.KG_CANDIDATES)
 
 
 def threshold_for(scale: int, submode: str | None) -> tuple[float, float]:
     """(threshold, submode delta) for a scale of 1..3."""
-    base = {1: settings.SURR_INJECT_T1, 2: settings.SURR_INJECT_T2, 3: settings.SURR_INJECT_T3}
+    base = {1: settings.THINK_INJECT_T1, 2: settings.THINK_INJECT_T2, 3: settings.THINK_INJECT_T3}
     threshold = float(base[scale])
     delta = 0.0
-    if settings.SURR_SUBMODE_RETRIEVAL and submode:
+    if settings.THINK_SUBMODE_RETRIEVAL and submode:
         delta = profile_for(submode).threshold_delta
         threshold = min(max(threshold + delta, 0.0), 0.99)
     return round(threshold, 6), delta
@@ -119,12 +119,12 @@ class Orbital:
     @classmethod
     def from_settings(cls) -> Orbital:
         return cls(
-            w_similarity=settings.SURR_ORBITAL_W_SIMILARITY,
-            w_recency=settings.SURR_ORBITAL_W_RECENCY,
-            w_significance=settings.SURR_ORBITAL_W_SIGNIFICANCE,
-            w_access=settings.SURR_ORBITAL_W_ACCESS,
-            half_life_days=settings.SURR_ORBITAL_HALF_LIFE_DAYS,
-            log_saturation=math.log1p(settings.SURR_ORBITAL_ACCESS_SATURATION),
+            w_similarity=settings.THINK_ORBITAL_W_SIMILARITY,
+            w_recency=settings.THINK_ORBITAL_W_RECENCY,
+            w_significance=settings.THINK_ORBITAL_W_SIGNIFICANCE,
+            w_access=settings.THINK_ORBITAL_W_ACCESS,
+            half_life_days=settings.THINK_ORBITAL_HALF_LIFE_DAYS,
+            log_saturation=math.log1p(settings.THINK_ORBITAL_ACCESS_SATURATION),
         )
 
     def score(self, c: Candidate, now: datetime) -> float:
@@ -198,12 +198,12 @@ def memories_inject(
         return result
     result.limit = SCALE_LIMITS[scale]
     threshold, result.submode_delta = threshold_for(scale, submode)
-    floor = float(settings.SURR_INJECT_FLOOR)
+    floor = float(settings.THINK_INJECT_FLOOR)
     result.threshold, result.floor = threshold, floor
     result.pool = pool_for(mode)
     # The first search also asks for KG rows without a vector (in the same round trip); when it
     # finds some, they are embedded and saved and the search runs again to consider them.
-    backfill_max = int(settings.SURR_INJECT_BACKFILL_MAX)
+    backfill_max = int(settings.THINK_INJECT_BACKFILL_MAX)
     values = vector.tolist()
 
     def search(probe: int = 0) -> Nearest:

@@ -2,7 +2,7 @@
 
 Numbers are forgiving like the original's deserialisers: a JSON number or a numeric string is
 accepted and clamped into range (the clamp is reported in telemetry); anything else is a 400.
-Tags outside ``SURR_THINK_TAG_WHITELIST`` are dropped and reported, not rejected.
+Tags outside ``THINK_TAG_WHITELIST`` are dropped and reported, not rejected.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class ContentTooLarge(ServiceError):
     error_code = "content_too_large"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ThinkParams:
     """The request after validation: every number in range, every link a UUID."""
 
@@ -109,7 +109,7 @@ def _int_clamp(
 
 
 def _tags(raw: list[str] | None) -> tuple[list[str], list[str]]:
-    allowed = set(settings.SURR_THINK_TAG_WHITELIST)
+    allowed = set(settings.THINK_TAG_WHITELIST)
     kept: list[str] = []
     dropped: list[str] = []
     for tag in raw or []:
@@ -271,9 +271,9 @@ def _ranged(numbers: dict[str, float | None]) -> tuple[dict[str, Any], dict[str,
     limit = _int_clamp("evidence_limit", numbers["evidence_limit"], 1, 25, clamped)
     min_sim = _clamp("min_similarity", numbers["min_similarity"], 0.0, 1.0, clamped)
     ranged = {
-        "verify_top_k": settings.SURR_VERIFY_TOPK if top_k is None else top_k,
-        "min_similarity": settings.SURR_VERIFY_MIN_SIM if min_sim is None else min_sim,
-        "evidence_limit": settings.SURR_VERIFY_EVIDENCE_LIMIT if limit is None else limit,
+        "verify_top_k": settings.THINK_VERIFY_TOPK if top_k is None else top_k,
+        "min_similarity": settings.THINK_VERIFY_MIN_SIM if min_sim is None else min_sim,
+        "evidence_limit": settings.THINK_VERIFY_EVIDENCE_LIMIT if limit is None else limit,
         "injection_scale": _int_clamp("injection_scale", numbers["injection_scale"], 0, 3, clamped),
         "significance": _clamp("significance", numbers["significance"], 0.0, 1.0, clamped),
         "confidence": _clamp("confidence", numbers["confidence"], 0.0, 1.0, clamped),

@@ -4,7 +4,7 @@ The hypothesis is embedded with the thought (one provider call), its nearest ``v
 entities and observations are kept when their similarity reaches ``min_similarity``, and each
 is contradicting when its text contains a contradiction pattern, supporting otherwise. Patterns
 match whole words, case-insensitively, so "no" does not fire inside "know" (the original's
-substring test did). A request's patterns replace the defaults (``SURR_VERIFY_PATTERNS``).
+substring test did). A request's patterns replace the defaults (``THINK_VERIFY_PATTERNS``).
 confidence_score = supporting / (supporting + contradicting), 0.5 without evidence; below 0.4
 the result suggests a revision. Each list is capped at ``evidence_limit``, most similar first.
 """
@@ -61,7 +61,7 @@ def hypothesis_verify(
     viewer: Viewer,
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    patterns = request.patterns or list(settings.SURR_VERIFY_PATTERNS)
+    patterns = request.patterns or list(settings.THINK_VERIFY_PATTERNS)
     contradiction = _pattern(patterns)
     candidates = memories_nearest(
         viewer,

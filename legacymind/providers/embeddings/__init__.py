@@ -66,7 +66,7 @@ def build_provider(name: str | None = None) -> EmbeddingProvider:
             dim=settings.EMBEDDING_DIM,
             timeout=settings.EMBEDDING_TIMEOUT,
             max_retries=settings.EMBEDDING_MAX_RETRIES,
-            rps=settings.SURR_EMBED_RPS,
+            rps=settings.EMBEDDING_RPS,
         )
     raise EmbeddingError(f"unknown EMBEDDING_PROVIDER {name!r}")
 
@@ -91,7 +91,7 @@ def get_provider() -> EmbeddingProvider:
         settings.OPENAI_BASE_URL,
         settings.EMBEDDING_TIMEOUT,
         settings.EMBEDDING_MAX_RETRIES,
-        settings.SURR_EMBED_RPS,
+        settings.EMBEDDING_RPS,
     )
 
 

@@ -45,7 +45,7 @@ class OpenAIEmbedder:
     """The OpenAI embeddings API, or any server that speaks its wire format (``OPENAI_BASE_URL``).
 
     Retries 429, 5xx, timeouts and connection errors with exponential backoff (2^n x 200 ms);
-    other errors (bad key, bad request) fail at once. ``SURR_EMBED_RPS`` spaces requests out.
+    other errors (bad key, bad request) fail at once. ``EMBEDDING_RPS`` spaces requests out.
 
     A thought may hold 100 KB, several times the model's input limit, and a batch of long texts
     may pass the per-request total: a request refused for its tokens is split in halves, and a

@@ -1,5 +1,5 @@
 """Submode profiles (specs/002): which frameworks run with what weight, and the injection
-threshold delta applied when ``SURR_SUBMODE_RETRIEVAL`` is on."""
+threshold delta applied when ``THINK_SUBMODE_RETRIEVAL`` is on."""
 
 from __future__ import annotations
 
