@@ -10,12 +10,13 @@ PORT ?= 8000
 RUN_ENV := DJANGO_DEBUG=$${DJANGO_DEBUG:-1}
 TEST_ENV := DJANGO_SECRET_KEY=$${DJANGO_SECRET_KEY:-test-only-secret} AGENT_STATE_SECRET=$${AGENT_STATE_SECRET:-test-only-agent-secret}
 
-.PHONY: help install system-deps setup port-free run test lint typecheck pytest bench db-stop clean
+.PHONY: help install system-deps setup port-free run test lint typecheck pytest bench screenshots db-stop clean
 
 help:
 	@echo "make run      - install, start the embedded Postgres, migrate, seed demo data, serve :$(PORT)"
 	@echo "make test     - install, then ruff, mypy and the whole pytest suite"
 	@echo "make bench    - run the benchmarks in bench/"
+	@echo "make screenshots - regenerate docs/screenshots/*.png (every page, desktop and phone)"
 	@echo "make db-stop  - stop the embedded Postgres (also one left behind by a killed process)"
 
 $(BIN)/activate:
@@ -82,6 +83,10 @@ bench: install
 	$(TEST_ENV) $(PY) bench/kg_extract.py
 	$(TEST_ENV) EMBEDDING_PROVIDER=local $(PY) bench/crux.py
 	$(TEST_ENV) $(PY) bench/distress.py
+
+# A live server on a test database with the demo data; chromium saves each page.
+screenshots: install system-deps
+	$(TEST_ENV) $(BIN)/pytest tests/e2e/screenshots.py -q
 
 db-stop:
 	@if [ -x $(PY) ]; then $(PY) -m legacymind.db.embedded stop var/pgdata; \

@@ -180,9 +180,6 @@ def chain_drawing(chain: Chain, links: dict[str, selectors.Link | None]) -> Draw
             title = f"{label}: {link.id}"
             nodes.append(Node(key, label, None, title, "unresolved", focus.x - 1, focus.y + 1))
             edges.append(Edge(key, focus.key, name.replace("_thought", ""), "unresolved"))
-    shift = -min(node.x for node in nodes)
-    for node in nodes:
-        node.x += shift
     return drawing(nodes, edges, label="The thought's chain; each thought is a link", step=150)
 
 

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 NODE_R = 16
-MARGIN = 60
+MARGIN = 90  # room for a label of ~22 characters centred under an edge node
 
 
 @dataclass
@@ -51,10 +51,12 @@ class Drawing:
 
 
 def drawing(nodes: list[Node], edges: list[Edge], *, label: str, step: float = 110) -> Drawing:
-    """``nodes`` placed on a grid of ``step`` units (their x, y are grid positions), with the
-    edges between placed nodes clipped to the circles."""
+    """``nodes`` placed on a grid of ``step`` units (their x, y are grid positions, shifted so
+    the smallest is 0), with the edges between placed nodes clipped to the circles."""
+    left = min((n.x for n in nodes), default=0.0)
+    top = min((n.y for n in nodes), default=0.0)
     for node in nodes:
-        node.x, node.y = MARGIN + node.x * step, MARGIN + node.y * step
+        node.x, node.y = MARGIN + (node.x - left) * step, MARGIN / 2 + (node.y - top) * step
     at = {node.key: node for node in nodes}
     kept = [edge for edge in edges if edge.source in at and edge.target in at]
     for edge in kept:
@@ -63,8 +65,8 @@ def drawing(nodes: list[Node], edges: list[Edge], *, label: str, step: float = 1
         dx, dy = (b.x - a.x) / length * NODE_R, (b.y - a.y) / length * NODE_R
         edge.x1, edge.y1, edge.x2, edge.y2 = a.x + dx, a.y + dy, b.x - dx, b.y - dy
         edge.lx, edge.ly = (a.x + b.x) / 2, (a.y + b.y) / 2 - 4
-    width = max((n.x for n in nodes), default=0) + MARGIN + 60
-    height = max((n.y for n in nodes), default=0) + MARGIN
+    width = max((n.x for n in nodes), default=0) + MARGIN
+    height = max((n.y for n in nodes), default=0) + MARGIN / 2 + 20
     return Drawing(nodes, kept, width, height, label)
 
 
