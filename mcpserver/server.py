@@ -147,7 +147,7 @@ def build(default: Caller | None) -> Server[Any]:
         )
         return types.ReadResourceResult(contents=[contents])
 
-    return Server(
+    server: Server[Any] = Server(
         "legacymind",
         version="1.0.0",
         instructions="LegacyMind: your thoughts, a moderated knowledge graph and an inner voice. "
@@ -158,6 +158,10 @@ def build(default: Caller | None) -> Server[Any]:
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
+    # The SDK traces each message with OpenTelemetry by default; no exporter is installed here,
+    # so the spans would cost every call (about half a millisecond) and go nowhere.
+    server.middleware = []
+    return server
 
 
 def _progress_reporter(ctx: ServerRequestContext[Any]) -> Callable[[int, int], None] | None:
