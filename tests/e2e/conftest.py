@@ -24,14 +24,18 @@ AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 needs_chromium = pytest.mark.usefixtures("chromium_present")
 
 
-@pytest.fixture
-def chromium_present() -> None:
+def require_browser(chromium: str = CHROMIUM) -> None:
     if os.environ.get("SKIP_BROWSER") == "1":
         pytest.skip("SKIP_BROWSER=1: the browser tests were asked to be skipped")
-    if not Path(CHROMIUM).exists():
+    if not Path(chromium).exists():
         pytest.fail(
-            f"the browser tests need Debian's chromium at {CHROMIUM}: apt-get install chromium"
+            f"the browser tests need Debian's chromium at {chromium}: apt-get install chromium"
         )
+
+
+@pytest.fixture
+def chromium_present() -> None:
+    require_browser()
 
 
 @pytest.fixture
