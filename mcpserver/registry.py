@@ -110,12 +110,28 @@ def tool_call(
         call = Call(user, dict(data.validated_data), data, progress or _ignore)
         return as_json(tool.run(call))
     except serializers.ValidationError as exc:
-        raise ToolError(validation_message(exc)) from None
+        raise ToolError(validation_message(exc) + _closest_choices(data, arguments or {})) from None
     except ServiceError as exc:
         fields = f" ({'; '.join(_flatten(exc.fields))})" if exc.fields else ""
         raise ToolError(f"{exc.detail}{fields}") from None
     except (PermissionDenied, APIException) as exc:
         raise ToolError(str(exc) or "Not allowed.") from None
+
+
+def _closest_choices(form: serializers.Serializer[Any], arguments: dict[str, Any]) -> str:
+    """For a value that is not one of a field's choices, the closest that is."""
+    hints = []
+    for name, spec in form.fields.items():
+        given = arguments.get(name)
+        if not isinstance(spec, serializers.ChoiceField) or not isinstance(given, str):
+            continue
+        choices = [str(choice) for choice in spec.choices]
+        if given in choices:
+            continue
+        close = difflib.get_close_matches(given, choices, n=1, cutoff=0.5)
+        if close:
+            hints.append(f" {name}: did you mean {close[0]}?")
+    return "".join(hints)
 
 
 def _ignore(done: int, total: int) -> None:

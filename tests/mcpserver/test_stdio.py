@@ -191,6 +191,7 @@ def test_bad_calls_are_tool_errors_that_name_the_field(user, other_user):
     assert typo.is_error and "top_k_memory" in typo.content[0].text
     assert "Did you mean top_k_memories?" in typo.content[0].text
     assert bad.is_error and "kind" in bad.content[0].text
+    assert "kind: did you mean entity?" in bad.content[0].text
     assert moderate.is_error and "moderators" in moderate.content[0].text
     # Another user's thought is not linked to, nor readable: it is as if it did not exist (a
     # forward link to an unknown id, as over REST).
