@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 from mcp.server.stdio import stdio_server
 
 from mcpserver.server import Caller, build, in_thread
@@ -21,7 +22,11 @@ def mcp_user(name: str | None) -> User:
     name = (name or os.environ.get(USER_VARIABLE, "")).strip()
     if not name:
         raise CommandError(f"No user: pass --user NAME or set {USER_VARIABLE}.")
-    user = User.objects.filter(username=name, is_active=True).first()
+    try:
+        user = User.objects.filter(username=name, is_active=True).first()
+    except DatabaseError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CommandError(f"The database is not ready ({first}): run make setup first.") from None
     if user is None:
         raise CommandError(
             f"No active user {name!r}: create one first (manage.py createsuperuser)."
