@@ -7,6 +7,8 @@ show what the caller may see, plus the caller's own pending items, marked pendin
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -240,11 +242,12 @@ def delete_relations(call: Call) -> dict[str, Any]:
     return {"results": results}
 
 
-def _graph(
-    user: User, entities: list[Entity], *, pending_names: str | None = None
-) -> dict[str, Any]:
+Match = Callable[[str], bool]  # which of the caller's pending names a read shows
+
+
+def _graph(user: User, entities: list[Entity], *, pending: Match | None = None) -> dict[str, Any]:
     """The reference server's shape for ``entities``: their observations, the relations among
-    them, and (with ``pending_names``) the caller's own pending items matching it."""
+    them, and the caller's own pending entities and relations whose names ``pending`` takes."""
     ids = [e.pk for e in entities]
     texts: dict[int, list[str]] = {pk: [] for pk in ids}
     rows = selectors.memories_visible_to(user, Observation).filter(entity_id__in=ids)
@@ -263,32 +266,31 @@ def _graph(
             for e in edges.select_related("source", "target").order_by("id")
         ],
     }
-    if pending_names is not None:
-        _add_pending(user, graph, pending_names)
+    if pending is not None:
+        _add_pending(user, graph, pending)
     return graph
 
 
-def _add_pending(user: User, graph: dict[str, Any], search: str) -> None:
-    entities, edges = selectors.candidate_querysets(status="pending", search=search)
+def _add_pending(user: User, graph: dict[str, Any], match: Match) -> None:
+    """The caller's own candidates still in the moderation queue, marked pending."""
+    entities, edges = selectors.candidate_querysets(status="pending")
     origin = staged_origin(user)
-    for cand in entities.filter(origin=origin):
-        graph["entities"].append(
-            {
-                "name": cand.name,
-                "entityType": cand.entity_type,
-                "observations": [],
-                "status": STAGED,
-            }
-        )
-    for edge in edges.filter(origin=origin):
-        graph["relations"].append(
-            {
-                "from": edge.source_name,
-                "to": edge.target_name,
-                "relationType": edge.rel_type,
-                "status": STAGED,
-            }
-        )
+    for cand in entities.filter(origin=origin).order_by("created_at", "id"):
+        if match(cand.name):
+            graph["entities"].append(
+                {"name": cand.name, "entityType": cand.entity_type, "observations": [],
+                 "status": STAGED}
+            )  # fmt: skip
+    for edge in edges.filter(origin=origin).order_by("created_at", "id"):
+        if match(edge.source_name) and match(edge.target_name):
+            graph["relations"].append(
+                {"from": edge.source_name, "to": edge.target_name,
+                 "relationType": edge.rel_type, "status": STAGED}
+            )  # fmt: skip
+
+
+def _any(name: str) -> bool:
+    return True
 
 
 def read_graph(call: Call) -> dict[str, Any]:
@@ -296,7 +298,7 @@ def read_graph(call: Call) -> dict[str, Any]:
     everything = _visible(call.user).defer("embedding").order_by("name", "id")
     total = everything.count()
     page = list(everything[start : start + limit])
-    graph = _graph(call.user, page, pending_names="" if start == 0 else None)
+    graph = _graph(call.user, page, pending=_any if start == 0 else None)
     more = start + limit < total
     return {**graph, "nextCursor": start + limit if more else None, "total": total}
 
@@ -321,17 +323,16 @@ def search_nodes(call: Call) -> dict[str, Any]:
     entity_ids += [pk for pk in rows.values_list("entity_id", flat=True) if pk is not None]
     order = {pk: i for i, pk in enumerate(dict.fromkeys(entity_ids))}
     entities = sorted(_visible(call.user).filter(pk__in=order), key=lambda e: order[e.pk])
-    return _graph(call.user, entities, pending_names=call.data["query"])
+    # Pending items have no vector yet: they match by a word of the query in their name.
+    words = {w for w in re.findall(r"\w+", call.data["query"].lower()) if len(w) >= 3}
+    return _graph(call.user, entities, pending=lambda name: any(w in name.lower() for w in words))
 
 
 def open_nodes(call: Call) -> dict[str, Any]:
     entities = [e for name in call.data["names"] if (e := _find(call.user, name)) is not None]
-    graph = _graph(call.user, list({e.pk: e for e in entities}.values()))
     names = {name.lower() for name in call.data["names"]}
-    pending: dict[str, Any] = {"entities": [], "relations": []}
-    _add_pending(call.user, pending, "")
-    graph["entities"] += [e for e in pending["entities"] if e["name"].lower() in names]
-    return graph
+    unique = list({e.pk: e for e in entities}.values())
+    return _graph(call.user, unique, pending=lambda name: name.lower() in names)
 
 
 def _drop_in(name: str, description: str, **kwargs: Any) -> None:

@@ -161,6 +161,10 @@ def test_every_tool_answers_over_stdio_as_the_user(user, moderator):
     pending = {e["name"]: e.get("status") for e in out["graph"]["entities"]}
     assert pending == {"Ledger": "pending", "Billing": "pending"}
     assert out["open"]["entities"][0]["status"] == "pending"
+    assert out["open"]["relations"] == [
+        {"from": "Billing", "to": "Ledger", "relationType": "writes", "status": "pending"}
+    ]
+    assert [e["name"] for e in out["nodes"]["entities"]] == ["Billing"]
     assert "refused" in out["delete_entities"]["results"][0]["status"]
     assert "kg_entities" in out["health"]["tables"]
     assert out["reembed"]["dry_run"] is True
