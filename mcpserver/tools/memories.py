@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied
 from rest_framework import serializers
 
 from kg import selectors, services
-from kg.api.fields import SourceThought
+from kg.api.fields import SourceThought, source_context
 from kg.api.graph import (
     KgEdge,
     KgEdgeInput,
@@ -63,7 +63,7 @@ def memories_create(call: Call) -> dict[str, Any]:
         return _staged(call, kind, values)
     if kind == "entity":
         entity, created = retrying(lambda: services.entity_upsert(**values, viewer=call.user))
-        return {"kind": kind, "status": _status(created), "row": KgEntity(entity).data}
+        return {"kind": kind, "status": _status(created), "row": _row(KgEntity, entity, call)}
     if kind == "observation":
         entity = values.pop("entity_id")
         obs, created = retrying(
@@ -71,14 +71,19 @@ def memories_create(call: Call) -> dict[str, Any]:
                 entity_id=entity.pk if entity else None, viewer=call.user, **values
             )
         )
-        return {"kind": kind, "status": _status(created), "row": KgObservation(obs).data}
+        return {"kind": kind, "status": _status(created), "row": _row(KgObservation, obs, call)}
     source, target = values.pop("source_id"), values.pop("target_id")
     edge, created = retrying(
         lambda: services.edge_upsert(
             source_id=source.pk, target_id=target.pk, viewer=call.user, **values
         )
     )
-    return {"kind": kind, "status": _status(created), "row": KgEdge(edge).data}
+    return {"kind": kind, "status": _status(created), "row": _row(KgEdge, edge, call)}
+
+
+def _row(out: type[serializers.Serializer[Any]], row: Any, call: Call) -> Any:
+    """The row as the REST endpoint answers it: its source thought named only to its owner."""
+    return out(row, context=source_context(call.user, row)).data
 
 
 def _status(created: bool) -> str:

@@ -177,3 +177,41 @@ def test_the_rest_apis_per_user_throttle_applies(live_server, user, other_user, 
     assert statuses == [200, 200, 429]
     # Per user: another user's calls are counted apart.
     assert _post(url, Authorization=f"Bearer {_key(other_user)}")[0] == 200
+
+
+def test_a_moderators_memories_create_writes_each_kind_into_the_graph(live_server, moderator):
+    from thoughts.models import Thought
+
+    source = Thought.objects.create(owner=moderator, content="the pier has two cranes")
+    url = f"{live_server.url}/mcp"
+    entity = {"kind": "entity", "data": {"name": "Pier", "entity_type": "place"},
+              "source_thought_id": str(source.id)}  # fmt: skip
+    created, again = _structured(url, _key(moderator), [
+        ("memories_create", entity), ("memories_create", entity)
+    ])  # fmt: skip
+    assert (created["status"], again["status"]) == ("created", "updated")
+    assert created["row"]["source_thought_id"] == str(source.id)  # named to its owner
+    pier = created["row"]["id"]
+    crane, seen = _structured(url, _key(moderator), [
+        ("memories_create", {"kind": "entity", "data": {"name": "Crane", "entity_type": "tool"}}),
+        ("memories_create", {"kind": "observation",
+                             "data": {"name": "pier cranes", "entity_id": pier}}),
+    ])  # fmt: skip
+    assert seen["status"] == "created" and seen["row"]["entity_id"] == pier
+    relation = {"source_id": pier, "target_id": crane["row"]["id"], "rel_type": "has"}
+    (edge,) = _structured(url, _key(moderator), [
+        ("memories_create", {"kind": "relationship", "confidence": 0.8, "data": relation}),
+    ])  # fmt: skip
+    assert edge["status"] == "created" and edge["row"]["confidence"] == 0.8
+    assert edge["row"]["target"]["name"] == "Crane"
+
+    async def bad(client: Client):
+        return await client.call_tool(
+            "memories_create",
+            {"kind": "relationship", "data": {**relation, "target_id": 999999, "rel_typ": "x"}},
+        )
+
+    refused = with_http_client(url, _key(moderator), bad)
+    assert refused.is_error
+    assert "data.target_id" in refused.content[0].text
+    assert "data.rel_typ: Unknown field. Did you mean rel_type?" in refused.content[0].text
