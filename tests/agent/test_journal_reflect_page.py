@@ -39,3 +39,13 @@ def test_saving_the_entry_makes_one_private_journal_thought(user: Any) -> None:
     assert response["Location"] == f"/thoughts/{thought.pk}/"
     assert thought.owner == user and thought.is_private and thought.origin == "journal"
     assert thought.content == ENTRY
+
+
+def test_reflect_at_risk_shows_the_crisis_resources_and_no_reflection(user: Any) -> None:
+    from tests.agent.test_distress_doors import RISK_ENTRY
+
+    client = Client()
+    client.force_login(user)
+    page = client.post("/journal/reflect", {"entry": RISK_ENTRY}).content.decode()
+    assert 'id="crisis"' in page and "988" in page
+    assert 'id="reflection"' not in page

@@ -76,3 +76,30 @@ def test_delete_asks_first_then_deletes_through_the_service(user: Any) -> None:
     response = client.post(f"/thoughts/{mine.pk}/delete", follow=True)
     assert not Thought.objects.filter(pk=mine.pk).exists()
     assert "The thought was deleted." in response.content.decode()
+
+
+def test_a_thought_shows_its_memories_with_their_receipts_and_its_verification(
+    user: Any, other_user: Any
+) -> None:
+    from tests.thoughts.factories import EntityFactory
+
+    shared: Any = EntityFactory(name="Postgres")
+    private_source: Any = ThoughtFactory(owner=other_user, is_private=True)
+    hidden: Any = EntityFactory(name="Bob's private memory", source_thought=private_source)
+    receipt = {"similarity": 0.8123, "score": 0.7, "rank": 1, "reason": "threshold"}
+    mine: Any = ThoughtFactory(
+        owner=user,
+        injected_memories=[
+            {"kind": "entity", "id": shared.pk, **receipt},
+            {"kind": "entity", "id": hidden.pk, **receipt},
+        ],
+        verification={"hypothesis": "Postgres is the bottleneck", "confidence_score": 0.42,
+                      "supporting": [{"name": "Postgres", "similarity": 0.8}],
+                      "contradicting": [], "suggested_revision": None},
+    )  # fmt: skip
+    page = signed_in(user).get(f"/thoughts/{mine.pk}/").content.decode()
+    assert f'href="/kg/entities/{shared.pk}/"' in page
+    assert "0.812" in page and "above the similarity threshold" in page
+    assert "Bob&#x27;s private memory" not in page and "Bob's private memory" not in page
+    assert "no longer available" in page  # the hidden one reads as gone
+    assert 'id="verification-score">0.42<' in page
