@@ -163,7 +163,7 @@ def test_a_moderator_approves_then_opens_the_entity_and_clicks_a_neighbour(
     )
 
 
-def test_home_and_the_kg_search_pass_axe_and_fit_a_phone(
+def test_home_and_the_kg_search_pass_axe_fit_a_phone_and_have_a_dark_scheme(
     page: Any, live_server: Any, writer: Any
 ) -> None:
     ThoughtFactory(owner=writer, content="A recent thought for the home page.")
@@ -181,6 +181,15 @@ def test_home_and_the_kg_search_pass_axe_and_fit_a_phone(
         page.set_viewport_size({"width": 375, "height": 800})
         page.goto(live_server.url + path)
         assert page.evaluate("document.documentElement.scrollWidth") <= 375, path
+        assert_accessible(page)
+    # The dark scheme (the system's choice) passes too.
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.emulate_media(color_scheme="dark")
+    for path in ("/", "/thoughts/", "/kg/?q=redis", "/journal/"):
+        page.goto(live_server.url + path)
+        assert (
+            page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"
+        )
         assert_accessible(page)
     page.click("#sign-out")
     page.goto(live_server.url + "/accounts/login/")
