@@ -76,7 +76,19 @@ class Evidence(_Model):
 
 
 # --- actions ------------------------------------------------------------------------------------
-class AskUserAction(_Model):
+def _tag_required(schema: dict[str, Any]) -> None:
+    # In the Action union pydantic needs ``type`` to pick the model, default or not: the schema
+    # says so, or a body without it would be schema-valid and refused.
+    required = schema.setdefault("required", [])
+    if "type" not in required:
+        required.insert(0, "type")
+
+
+class _Action(_Model):
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_tag_required)
+
+
+class AskUserAction(_Action):
     type: Literal["AskUser"] = "AskUser"
     action_id: UUID = Field(default_factory=uuid4)
     question: str = Field(min_length=1, max_length=200)
@@ -85,41 +97,41 @@ class AskUserAction(_Model):
     rationale: str | None = None
 
 
-class HypothesizeAction(_Model):
+class HypothesizeAction(_Action):
     type: Literal["Hypothesize"] = "Hypothesize"
     action_id: UUID = Field(default_factory=uuid4)
     spawn_k: int = Field(default=1, ge=1, le=3)
 
 
-class ClusterThemesAction(_Model):
+class ClusterThemesAction(_Action):
     type: Literal["ClusterThemes"] = "ClusterThemes"
     action_id: UUID = Field(default_factory=uuid4)
     method: Literal["HDBSCAN", "spectral"] = "HDBSCAN"
 
 
-class CounterfactualTestAction(_Model):
+class CounterfactualTestAction(_Action):
     type: Literal["CounterfactualTest"] = "CounterfactualTest"
     action_id: UUID = Field(default_factory=uuid4)
     test_spec: dict[str, Any]
 
 
-class EvidenceRequestAction(_Model):
+class EvidenceRequestAction(_Action):
     type: Literal["EvidenceRequest"] = "EvidenceRequest"
     action_id: UUID = Field(default_factory=uuid4)
     kind: Literal["timeline", "constraints", "goals", "norms"]
 
 
-class SilenceCheckAction(_Model):
+class SilenceCheckAction(_Action):
     type: Literal["SilenceCheck"] = "SilenceCheck"
     action_id: UUID = Field(default_factory=uuid4)
 
 
-class ConfidenceUpdateAction(_Model):
+class ConfidenceUpdateAction(_Action):
     type: Literal["ConfidenceUpdate"] = "ConfidenceUpdate"
     action_id: UUID = Field(default_factory=uuid4)
 
 
-class StopAction(_Model):
+class StopAction(_Action):
     type: Literal["Stop"] = "Stop"
     action_id: UUID = Field(default_factory=uuid4)
     exit_reason: ExitReason

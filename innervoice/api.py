@@ -184,7 +184,9 @@ class InnerVoiceView(APIView):
         request=InnerVoiceInput,
         responses={
             201: InnerVoiceOut,
-            404: error("thread_id names no thread of yours."),
+            404: error(
+                "thread_id names no thread of yours, or previous_thought_id no thought of yours."
+            ),
             409: error("thread_id names a closed (or timed-out) thread."),
             503: error("The query or the answer could not be embedded; nothing was stored."),
         },

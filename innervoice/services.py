@@ -30,7 +30,7 @@ from innervoice.retrieval import Selection, snippets_select
 from innervoice.selectors import thread_get, thread_history, thread_open_latest
 from kg.services import extraction_status
 from legacymind.celery import Publication
-from legacymind.errors import Conflict, NotFound, ServiceError
+from legacymind.errors import Conflict, NotFound
 from legacymind.providers import chat
 from legacymind.providers.embeddings import EmbeddingProvider, get_provider
 from thoughts.models import Thought
@@ -170,7 +170,8 @@ def _check_previous(*, owner: User, thought_id: uuid.UUID | None) -> None:
     if thought_id is None:
         return
     if not Thought.objects.filter(id=thought_id, owner_id=owner.pk).exists():
-        raise ServiceError(
+        # A well-formed id naming no thought of the asker's: missing, like a missing path object.
+        raise NotFound(
             f"previous_thought_id {thought_id} is not one of your thoughts",
             fields={"previous_thought_id": ["No such thought of yours."]},
         )

@@ -45,10 +45,12 @@ class KgStagedCounts(serializers.Serializer[Any]):
 
 
 class KgExtractOutput(serializers.Serializer[Any]):
-    provider = serializers.CharField()
-    model = serializers.CharField()
-    entities = KgExtractedEntity(many=True)
-    edges = KgExtractedEdge(many=True)
+    """Renders ``{"result": ExtractionResult, "staged": StageCounts}``."""
+
+    provider = serializers.CharField(source="result.provider")
+    model = serializers.CharField(source="result.model")
+    entities = KgExtractedEntity(source="result.entities", many=True)
+    edges = KgExtractedEdge(source="result.edges", many=True)
     staged = KgStagedCounts()
 
 
@@ -88,15 +90,7 @@ class ExtractView(APIView):
             text=data.validated_data["text"], dry_run=dry_run, origin="api", thought_id=thought_id
         )
         staged = services.StageCounts() if dry_run else services.submitted(result)
-        return Response(
-            {
-                "provider": result.provider,
-                "model": result.model,
-                "entities": KgExtractedEntity(result.entities, many=True).data,
-                "edges": KgExtractedEdge(result.edges, many=True).data,
-                "staged": {"entities": staged.entities, "edges": staged.edges},
-            }
-        )
+        return Response(KgExtractOutput({"result": result, "staged": staged}).data)
 
 
 class KgSuggestion(serializers.Serializer[Any]):
@@ -246,6 +240,21 @@ class DecideView(APIView):
         items = KgDecisionItem(many=True, allow_empty=False, min_length=1, max_length=200)  # type: ignore[call-arg]
         dry_run = serializers.BooleanField(default=False)
 
+        def params(self) -> tuple[list[services.DecisionItem], bool]:
+            """The decisions as the service takes them ("relationship" is an edge), and
+            dry_run."""
+            items = [
+                services.DecisionItem(
+                    id=i["id"],
+                    kind="edge" if i["kind"] == "relationship" else i["kind"],
+                    decision=i["decision"],
+                    note=i.get("note") or i.get("feedback", ""),
+                    canonical_id=i.get("canonical_id"),
+                )
+                for i in self.validated_data["items"]
+            ]
+            return items, self.validated_data["dry_run"]
+
     class KgDecideOutput(serializers.Serializer[Any]):
         dry_run = serializers.BooleanField()
         results = KgDecisionOutcome(many=True)
@@ -254,22 +263,8 @@ class DecideView(APIView):
     def post(self, request: Request) -> Response:
         data = self.KgDecideInput(data=request.data)
         data.is_valid(raise_exception=True)
-        items = [
-            services.DecisionItem(
-                id=i["id"],
-                kind="edge" if i["kind"] == "relationship" else i["kind"],
-                decision=i["decision"],
-                note=i.get("note") or i.get("feedback", ""),
-                canonical_id=i.get("canonical_id"),
-            )
-            for i in data.validated_data["items"]
-        ]
+        items, dry_run = data.params()
         outcomes = services.candidates_decide(
-            items=items, reviewer=signed_in(request), dry_run=data.validated_data["dry_run"]
+            items=items, reviewer=signed_in(request), dry_run=dry_run
         )
-        return Response(
-            {
-                "dry_run": data.validated_data["dry_run"],
-                "results": KgDecisionOutcome(outcomes, many=True).data,
-            }
-        )
+        return Response(self.KgDecideOutput({"dry_run": dry_run, "results": outcomes}).data)

@@ -55,6 +55,8 @@ def numeric_text_or_number(description: str, *, empty: bool = True) -> dict[str,
 # What float() reads as a finite number, within bounds that never overflow to infinity.
 NUMERIC_TEXT_NOT_EMPTY = r"^\s*[+-]?(\d{1,30}(\.\d{0,30})?|\.\d{1,30})([eE][+-]?\d{1,2})?\s*$"
 NUMERIC_TEXT = "^$|" + NUMERIC_TEXT_NOT_EMPTY
+# What DRF's IntegerField reads from text: int() after dropping a ".0..." at the end.
+INTEGER_TEXT = r"^\s*[+-]?\d{1,18}(\.0*)?\s*$"
 
 
 def any_case(word: str) -> str:

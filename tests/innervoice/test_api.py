@@ -130,10 +130,11 @@ def test_missing_query_is_a_400(api, voice):
     assert response.status_code == 400 and "query" in response.json()["fields"]
 
 
-def test_previous_thought_of_another_user_is_a_400(api, other_user, voice):
+def test_previous_thought_of_another_user_is_a_404(api, other_user, voice):
+    # A well-formed id naming no thought of the asker's is a 404 naming the field (issue 31).
     theirs = thought_at(other_user, 0.5, 4)
     response = ask(api, previous_thought_id=str(theirs.id))
-    assert response.status_code == 400
+    assert response.status_code == 404
     assert "previous_thought_id" in response.json()["fields"]
     assert nothing_stored()
 

@@ -14,7 +14,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from legacymind.api.inputs import Input
-from legacymind.api.patterns import numeric_text_or_number
+from legacymind.api.patterns import INTEGER_TEXT, numeric_text_or_number
 from legacymind.dates import BadMoment, parse_moment
 from thoughts import selectors
 from thoughts.models import Thought
@@ -78,7 +78,10 @@ class DateBoundField(serializers.Field):  # type: ignore[type-arg]
 
 
 @extend_schema_field(
-    numeric_text_or_number("An integer, or one as text; clamped into range.", empty=False)
+    {
+        "anyOf": [{"type": "integer"}, {"type": "string", "pattern": INTEGER_TEXT}],
+        "description": "An integer, or one as text; clamped into range.",
+    }
 )
 class ClampedIntegerField(serializers.IntegerField):
     """Lenient like the original tools: a number out of range is clamped, not refused, and a
