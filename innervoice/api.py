@@ -132,8 +132,8 @@ class CrisisResourceOut(serializers.Serializer[Any]):
 
 
 class SafetyOut(serializers.Serializer[Any]):
-    """Renders the distress detector's assessment as the notice a client shows (never the
-    words that were matched)."""
+    # Renders the distress detector's assessment as the notice a client shows (never the words
+    # that were matched).
 
     level = serializers.ChoiceField(
         choices=["none", "concern", "risk"],
@@ -152,7 +152,7 @@ class SafetyOut(serializers.Serializer[Any]):
 
 
 class InnerVoiceOut(serializers.Serializer[Any]):
-    """Renders an ``innervoice.services.AskResult``."""
+    # Renders an innervoice.services.AskResult.
 
     answer = serializers.CharField()
     synth_thought_id = ThoughtRefOut(source="synthesis.id")

@@ -45,7 +45,7 @@ class KgStagedCounts(serializers.Serializer[Any]):
 
 
 class KgExtractOutput(serializers.Serializer[Any]):
-    """Renders ``{"result": ExtractionResult, "staged": StageCounts}``."""
+    # Renders {"result": the extraction, "staged": its StageCounts}.
 
     provider = serializers.CharField(source="result.provider")
     model = serializers.CharField(source="result.model")

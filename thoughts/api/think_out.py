@@ -16,7 +16,8 @@ LINK_STATUSES = ["record", "string", "dropped_self_link", "dropped_duplicate"]
 
 
 class _Out(serializers.Serializer[Any]):
-    """An output whose optional fields (``required=False``) are left out when they are None."""
+    # An output whose optional fields (required=False) are left out when they are None. (A
+    # comment: a docstring would become every subclass's description in the schema.)
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         body: dict[str, Any] = super().to_representation(instance)
@@ -56,7 +57,7 @@ class Rounded(serializers.FloatField):
 
 
 class ThinkDelegatedOut(_Out):
-    thought_id = RefOut(source="thought.id")
+    thought_id = RefOut(source="thought.id", help_text="thoughts:<uuid> of the stored thought.")
     embedding_model = serializers.CharField(source="provider.model")
     embedding_dim = serializers.IntegerField(source="provider.dim")
     memories_injected = Count(source="injection.memories")
@@ -141,6 +142,8 @@ class _MemoryOut(serializers.Serializer[Any]):
 
 
 class ThinkInjectedOut(serializers.Serializer[Any]):
+    """What injection and verification both say of a KG memory."""
+
     id = serializers.IntegerField(source="candidate.id")
     kind = serializers.ChoiceField(source="candidate.kind", choices=["entity", "observation"])
     ref = serializers.CharField(source="candidate.ref", help_text="kge:<id> or kgo:<id>.")
@@ -166,8 +169,8 @@ class ThinkVerificationOut(serializers.Serializer[Any]):
 
 
 class ThinkOut(serializers.Serializer[Any]):
-    """Renders a ``thoughts.services.ThinkResult``: the spec's output shape, plus ``injected``
-    (each memory and why it was chosen)."""
+    # Renders a thoughts.services.ThinkResult: the spec's output shape, plus `injected` (each
+    # memory and why it was chosen).
 
     mode_selected = serializers.ChoiceField(
         source="choice.mode", choices=[*CONVERSATIONAL, *TECHNICAL]
