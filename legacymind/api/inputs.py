@@ -81,7 +81,7 @@ class Input(serializers.Serializer[Any]):
 
 
 # The error codes of a field that names a row by its id: DRF's related fields, and the
-# project's (``legacymind.api.fields``, ``kg.api.fields``) that say ``refers_to_rows = True``.
+# project's that say ``refers = True`` (``kg.api.fields.SourceThought``).
 MISSING_REFERENCE = frozenset({"does_not_exist", "unknown"})
 
 
