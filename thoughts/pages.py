@@ -38,7 +38,8 @@ FILTER_NAMES = (
     "confidence_gte", "confidence_lte",
 )  # fmt: skip
 CHAIN_DEPTH = 10
-JOURNAL_MAX = 20_000  # the journal's own entry limit is lower (agent.schemas.MAX_ENTRY)
+# The journal's entry limit (agent.schemas.MAX_ENTRY): thoughts do not import the agent.
+JOURNAL_MAX = 20_000
 BAD_FILTER = "That filter cannot be used as it is: {detail}"
 SEARCH_DOWN = "Search is not answering right now (the embedding service did not respond)."
 
@@ -97,10 +98,8 @@ def _searched(request: HttpRequest, q: str, filters: selectors.ThoughtFilters) -
         )
     except ServiceError:
         return {"error": SEARCH_DOWN, "rows": []}
-    hits = result.thoughts or []
-    for hit in hits:
-        hit.row.similarity = hit.similarity
-    return {"rows": [hit.row for hit in hits], "searched": True}
+    # Each row carries its ``similarity`` from the search itself.
+    return {"rows": [hit.row for hit in result.thoughts or []], "searched": True}
 
 
 @never_cache
