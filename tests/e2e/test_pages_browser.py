@@ -70,7 +70,11 @@ def test_think_then_find_filter_open_and_follow_the_chain(
     assert page.locator("#mode-reason").inner_text().strip()
     assert page.locator(f'#chain-graph a[data-key="{first}"]').count() == 1
     assert_accessible(page)
-    page.click(f'#chain-graph a[data-key="{first}"]')
+    # By keyboard: the node is a link in the tab order, and Enter opens it.
+    node = page.locator(f'#chain-graph a[data-key="{first}"]')
+    assert node.evaluate("a => a.tabIndex") >= 0
+    node.focus()
+    page.keyboard.press("Enter")
     page.wait_for_url(f"**/thoughts/{first}/")
     assert "move billing" in page.locator("#content").inner_text()
 
