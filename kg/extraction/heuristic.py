@@ -22,6 +22,7 @@ from kg.extraction.lexicon import (
     PERSON_SUBJECT_RELATIONS,
     PRONOUNS,
     VerbPattern,
+    canonical,
 )
 from kg.extraction.names import FILE_NAME as _FILE_NAME
 from kg.extraction.names import KIND_NOUNS, clean, known_lower, known_type, name_like
@@ -44,8 +45,9 @@ AUX = {"is", "are", "was", "were"}
 # A version written right after a name is part of it: "PostgreSQL 16", "Python 3.9+", "Mistral 7B".
 _VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)*\+?|\d+[bB]|LTS", re.IGNORECASE)
 MIGRATION_VERBS = {
-    "moved", "move", "moving", "migrated", "migrate", "migrating", "switched", "switch",
-    "switching", "ported", "port", "porting", "went", "transitioned", "converted", "cut",
+    "moved", "move", "moves", "moving", "migrated", "migrate", "migrates", "migrating",
+    "switched", "switch", "switches", "switching", "ported", "port", "ports", "porting", "went",
+    "transitioned", "converted", "cut",
 }  # fmt: skip
 
 
@@ -209,6 +211,8 @@ class HeuristicExtractor:
         if (back := _relative_subject(sent, k, before, clause_from, scan, names)) is not None:
             scan.subjects = [back]  # "Supabase, which handles auth and stores logs in"
         scan.subjects = self._implied(scan.subjects, names, state, pattern)
+        if pattern.reverse and k == 0 and not scan.subjects and state.topic:
+            scan.subjects = [state.topic]  # "Maintained by the SRE Guild.": of the project
         if len(scan.subjects) == 1 and scan.subjects[0]:
             state.last_subject = scan.subjects[0]
         if objects and not negated and not pattern.two_objects:
@@ -276,12 +280,17 @@ class HeuristicExtractor:
                 state.evidence.setdefault((first, second), state.sentence)
                 scan.last_object = state.last_object = second
             return
+        # A relation the writer spelled in snake_case is kept as written; a verb's is mapped
+        # to the moderators' vocabulary, some with their ends swapped ("X contains Y").
+        written = "_" in pattern.words[0]
+        rel, flip = (pattern.relation, False) if written else canonical(pattern.relation)
         for subject in scan.subjects:
             for obj in objects:
                 src, dst = (obj, subject) if pattern.reverse else (subject, obj)
-                self._edge(edges, src, dst, pattern.relation)
-                state.evidence.setdefault((src, dst), state.sentence)
                 self._types(src, dst, pattern.relation, names, types)
+                src, dst = (dst, src) if flip else (src, dst)
+                self._edge(edges, src, dst, rel)
+                state.evidence.setdefault((src, dst), state.sentence)
         scan.last_object = state.last_object = objects[-1]
 
     @staticmethod
@@ -475,7 +484,14 @@ class HeuristicExtractor:
             ("rather", "than"),
         ):
             return
-        span = sent.phrase_after(j + 2)
+        j += 2
+        # "instead of going through Celery", "rather than using cron": the gerund and its
+        # preposition stand between the phrase and the name it replaces.
+        if j < len(toks) and toks[j].low.endswith("ing") and toks[j].text.islower():
+            j += 1
+            if j < len(toks) and toks[j].low in ("through", "via", "with", "on", "to"):
+                j += 1
+        span = sent.phrase_after(j)
         if span is None:
             return
         old = self._name(sent, span, names)
@@ -721,10 +737,14 @@ def _subject_end(sent: Sentence, i: int) -> int:
 
 
 def _negated(sent: Sentence, k: int, i: int) -> bool:
-    """A "not", "never", "no" or "n't" just before the verb: "doesn't use" states no relation."""
+    """A "not", "never", "no" or "n't" just before the verb: "doesn't use" states no relation;
+    nor does a verb after "instead of"."""
+    toks = sent.toks
+    if k >= 2 and (toks[k - 2].low, toks[k - 1].low) in (("instead", "of"), ("rather", "than")):
+        return True  # "instead of going through Celery": the relation that was given up
     return any(
         t.low in ("not", "never", "no") or t.low.endswith(("n't", "n’t"))  # noqa: RUF001
-        for t in sent.toks[max(0, k - 2) : i]
+        for t in toks[max(0, k - 2) : i]
     )
 
 

@@ -284,7 +284,7 @@ FUNCTION_WORDS = {
     "really", "too", "maybe", "perhaps", "however", "therefore", "thus", "hence", "now",
     "today", "yesterday", "tomorrow", "tonight", "currently", "recently", "finally",
     "eventually", "again", "already", "always", "often", "sometimes", "usually", "soon",
-    "later", "earlier", "first", "next", "last", "meanwhile", "instead", "actually",
+    "later", "earlier", "first", "next", "last", "meanwhile", "instead", "rather", "actually",
     "basically", "probably", "definitely", "like", "more", "most", "less", "much", "many",
     "few", "such", "own", "same", "other", "please", "yes", "ok", "okay", "well", "kind",
     "up", "down", "out", "off", "away", "back", "long", "anymore", "anyway", "together", "ago", "sort", "lot", "lots", "thing", "things", "way", "ways", "time", "times", "day", "days",
@@ -340,3 +340,46 @@ PERSON_SUBJECT_RELATIONS = {
     "hired", "reviewed", "reports_to", "works_on",
 }  # fmt: skip
 PERSON_OBJECT_RELATIONS = {"manages", "mentors", "hired", "reports_to"}
+
+# The relations a moderator sees (tests/kg/fixtures/prose/GUIDELINES.md): 22 named ones and
+# "related_to" for a verb that states a link but none of them. A verb's own name maps here so
+# the queue does not hold "wraps", "talks_to" and "calls" for one idea.
+CANONICAL_RELATIONS = (
+    "uses", "depends_on", "built_with", "part_of", "reads_from", "writes_to", "stores_in",
+    "publishes_to", "consumes_from", "calls", "routes_to", "runs_on", "deploys",
+    "integrates_with", "replaced_by", "monitors", "trained_on", "owns", "manages", "maintains",
+    "created", "works_on", "related_to",
+)  # fmt: skip
+# Verb relation -> (canonical relation, reversed?): "X contains Y" is "Y part_of X".
+RELATION_MAP: dict[str, tuple[str, bool]] = {
+    "queries": ("reads_from", False), "leads": ("manages", False),
+    "fixed": ("works_on", False), "broke": ("related_to", False),
+    "wraps": ("calls", False), "extends": ("built_with", False),
+    "implements": ("uses", False), "imports": ("uses", False), "imports_from": ("uses", False),
+    "contains": ("uses", False), "includes": ("uses", False),
+    "consumes": ("consumes_from", False), "produces": ("publishes_to", False),
+    "powers": ("uses", True), "supports": ("integrates_with", False),
+    "triggers": ("calls", False), "hosts": ("runs_on", True), "feeds": ("writes_to", False),
+    "built": ("created", False), "wrote": ("created", False), "mentors": ("related_to", False),
+    "hired": ("related_to", False), "reviewed": ("works_on", False),
+    "caches": ("stores_in", False), "schedules": ("uses", False),
+    "replaces": ("replaced_by", True), "runs": ("uses", False), "stores": ("stores_in", False),
+    "sends": ("writes_to", False), "notifies": ("publishes_to", False),
+    "emits": ("publishes_to", False), "indexes": ("reads_from", False),
+    "processes": ("reads_from", False), "renders": ("uses", False),
+    "validates": ("uses", False), "parses": ("reads_from", False),
+    "generates": ("writes_to", False), "deprecates": ("related_to", False),
+    "sends_to": ("writes_to", False), "streams_to": ("publishes_to", False),
+    "exports_to": ("writes_to", False), "stages_to": ("writes_to", False),
+    "subscribes_to": ("consumes_from", False), "listens_to": ("consumes_from", False),
+    "connects_to": ("calls", False), "talks_to": ("calls", False),
+    "reports_to": ("manages", True), "migrated_to": ("uses", False),
+    "syncs_with": ("integrates_with", False), "inherits_from": ("built_with", False),
+    "proxies_to": ("routes_to", False), "authenticates_with": ("calls", False),
+    "built_on": ("built_with", False), "deploys_to": ("runs_on", False),
+}  # fmt: skip
+
+
+def canonical(relation: str) -> tuple[str, bool]:
+    """A verb's relation in the moderators' vocabulary, and whether its ends swap."""
+    return RELATION_MAP.get(relation, (relation, False))

@@ -157,6 +157,8 @@ def clean(surface: str) -> str | None:
             break  # "billing-export job", "notifications worker": a named component
         if _generic(" ".join(words[:-1])):
             break  # "ETL job", "CI pipeline": the acronym alone is not a name
+        if refused(" ".join(words[:-1])):
+            break  # "VS Code": what is left would be no name, so the noun is part of it
         words = words[:-1]
     # "a tiny Go service", "the HTML page": a kind noun only after a known technology.
     if (

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kg.extraction.heuristic import HeuristicExtractor
+from kg.extraction.lexicon import CANONICAL_RELATIONS
 from kg.extraction.parse import parse_extraction
 from kg.extraction.scoring import is_fragment, load_items, score_prose
 
@@ -261,3 +262,56 @@ def test_relative_clause_inside_a_coordinated_clause(heuristic):
 def test_a_part_that_is_a_known_framework(heuristic):
     result = heuristic.extract("# Driftwood\n\nThe engine is Godot 4, and the UI is Svelte.")
     assert pairs(result) == {("Driftwood", "Godot 4"), ("Driftwood", "Svelte")}
+
+
+def edges(result) -> set[tuple[str, str, str]]:
+    return {(e.source, e.rel_type, e.target) for e in result.edges}
+
+
+def test_relations_are_in_the_moderators_vocabulary(heuristic):
+    """Verbs map to the guidelines' relations; "contains"-like verbs keep their direction and
+    "X hosts Y" becomes "Y runs_on X"."""
+    text = (
+        "The indexer wraps Tantivy. Each Hetzner node hosts Forgejo. The chat-relay service talks "
+        "to Matrix."
+    )
+    got = edges(heuristic.extract(text))
+    assert ("indexer", "calls", "Tantivy") in got
+    assert ("Forgejo", "runs_on", "Hetzner") in got
+    assert ("chat-relay service", "calls", "Matrix") in got
+    vocabulary = set(CANONICAL_RELATIONS)
+    assert {rel for _, rel, _ in got} <= vocabulary
+
+
+def test_a_relation_spelled_in_snake_case_is_kept_as_written(heuristic):
+    got = edges(heuristic.extract("dream_buffer stages_to memories_review"))
+    assert got == {("dream_buffer", "stages_to", "memories_review")}
+
+
+def test_migration_verb_in_the_present_tense(heuristic):
+    got = edges(heuristic.extract("Merged the patch that moves job state from Beanstalkd to NATS."))
+    assert ("Beanstalkd", "replaced_by", "NATS") in got
+
+
+def test_a_kind_noun_stays_when_the_rest_is_no_name(heuristic):
+    result = heuristic.extract("When I switched from VS Code to Sublime Text, I kept my keymap.")
+    assert ("VS Code", "Sublime Text") in pairs(result)
+
+
+def test_instead_of_a_gerund_gives_the_replacement_and_no_use(heuristic):
+    got = edges(
+        heuristic.extract("The mailer now calls Postmark instead of going through Sendgrid.")
+    )
+    assert ("Sendgrid", "replaced_by", "Postmark") in got
+    assert not any(t == "Sendgrid" and rel != "replaced_by" for _, rel, t in got)
+
+
+def test_rather_than_ends_a_name(heuristic):
+    result = heuristic.extract("The report page reads totals from Druid rather than Postgres.")
+    assert "Druid" in names(result)
+    assert ("Postgres", "Druid") in pairs(result)
+
+
+def test_a_sentence_opening_with_a_passive_is_about_the_readme_project(heuristic):
+    got = edges(heuristic.extract("# lanternd\n\nA status daemon. Maintained by the Infra Guild."))
+    assert ("Infra Guild", "maintains", "lanternd") in got
