@@ -114,12 +114,15 @@ class HeuristicExtractor:
             types[state.topic] = "project"
             relational.add(state.topic)
         spans = sentence_spans(text)
+        required = _required_items(text)
         for toks in tokenize(text):
             sent = Sentence(toks, text)
             state.sentence = next(
                 (text[a:b] for a, b in spans if a <= toks[0].start < b),
                 text[toks[0].start : toks[-1].end],
             )
+            if toks[0].start in required:
+                self._required(sent, seen, edges, state)
             self._relations(sent, seen, types, edges, state)
             # A phrase becomes an entity only when it completes a relation: "the plan" in
             # "Nothing is part of the plan" does not.
@@ -211,8 +214,9 @@ class HeuristicExtractor:
         if (back := _relative_subject(sent, k, before, clause_from, scan, names)) is not None:
             scan.subjects = [back]  # "Supabase, which handles auth and stores logs in"
         scan.subjects = self._implied(scan.subjects, names, state, pattern)
-        if pattern.reverse and k == 0 and not scan.subjects and state.topic:
-            scan.subjects = [state.topic]  # "Maintained by the SRE Guild.": of the project
+        if pattern.reverse and k == 0 and toks[0].text[:1].isupper() and not scan.subjects:
+            # "Maintained by the SRE Guild.": of the project (not "(needed by psycopg)")
+            scan.subjects = [state.topic] if state.topic else []
         if len(scan.subjects) == 1 and scan.subjects[0]:
             state.last_subject = scan.subjects[0]
         if objects and not negated and not pattern.two_objects:
@@ -463,6 +467,24 @@ class HeuristicExtractor:
                 state.evidence.setdefault((old, new), state.sentence)
             return
 
+    def _required(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "## Requirements" then "- Python 3.11 or newer": the item's leading name is what the
+        README's project depends on."""
+        span = sent.phrase_after(0)
+        if state.topic is None or span is None or span[0] != 0:
+            return
+        key = self._name(sent, span, names)
+        # Under that heading a bare lower-case word is a package ("libvips"), if no generic noun.
+        if clean(names[key]) is not None:
+            self._edge(edges, state.topic, key, "depends_on")
+            state.evidence.setdefault((state.topic, key), state.sentence)
+
     def _instead(
         self,
         sent: Sentence,
@@ -553,20 +575,12 @@ class HeuristicExtractor:
                 break
             if pattern.two_objects:
                 break
-            if (
-                i < len(toks)
-                and toks[i].text == ","
-                and i + 1 < len(toks)
-                and toks[i + 1].low == "and"
-            ):
-                i += 1
-            if i < len(toks) and toks[i].low in ("and", "or", ",", "+"):
-                nxt = i + 1
-                if nxt < len(toks) and sent.verb_at(nxt) is not None:
-                    return objects, nxt  # "uses A and reads from B": same subject
-                i = nxt
-                continue
-            break
+            nxt = _next_conjunct(sent, i, pattern.particle)
+            if nxt is None:
+                break
+            if nxt < len(toks) and sent.verb_at(nxt) is not None:
+                return objects, nxt  # "uses A and reads from B": same subject
+            i = nxt
         return objects, max(i, start + 1)
 
     def _name(self, sent: Sentence, span: tuple[int, int], names: dict[str, str]) -> str:
@@ -724,6 +738,49 @@ def _kept_edges(
             out.setdefault(pair, rel)
             said.setdefault(pair, done.extra_evidence.get(pair, ""))
     return out, said
+
+
+_REQUIREMENTS_HEADING = re.compile(
+    r"\s*#{1,6}\s*(?:requirements|dependencies|prerequisites|requires)\b", re.IGNORECASE
+)
+_BULLET = re.compile(r"[ \t]*[-*+]\s+")
+
+
+def _required_items(text: str) -> set[int]:
+    """Where each list item under a "Requirements", "Dependencies" or "Prerequisites" heading
+    starts (its first word)."""
+    found: set[int] = set()
+    under = False
+    for line in re.finditer(r"[^\n]+", text):
+        if re.match(r"\s*#{1,6}\s", line.group()):
+            under = _REQUIREMENTS_HEADING.match(line.group()) is not None
+        elif under and (item := _BULLET.match(line.group())):
+            found.add(line.start() + item.end())
+    return found
+
+
+def _next_conjunct(sent: Sentence, i: int, particle: str | None) -> int | None:
+    """Where the next object joined to the one ending at ``i`` starts, or None: "A, B and C",
+    "A as well as B", "on A and on B" (the preposition repeated), and "A for caching and B for
+    storage" (a purpose phrase after each, so the one after the first is passed over)."""
+    toks = sent.toks
+    n = len(toks)
+    if i < n and toks[i].low == "for" and (span := sent.phrase_after(i + 1)) is not None:
+        after = _next_conjunct(sent, span[1], particle)
+        following = sent.phrase_after(after) if after is not None else None
+        if following is not None and following[1] < n and toks[following[1]].low == "for":
+            return after
+        return None
+    if i + 1 < n and toks[i].text == "," and toks[i + 1].low == "and":
+        i += 1
+    if [t.low for t in toks[i : i + 3]] == ["as", "well", "as"]:
+        return i + 3
+    if i >= n or toks[i].low not in ("and", "or", ",", "+"):
+        return None
+    nxt = i + 1
+    if particle is not None and nxt < n and toks[nxt].low == particle:
+        nxt += 1
+    return nxt
 
 
 def _subject_end(sent: Sentence, i: int) -> int:

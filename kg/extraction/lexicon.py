@@ -143,6 +143,10 @@ _PARTICLE: list[tuple[str, str, str]] = [
     ("ship ships shipped", "to", "writes_to"),
     ("upload uploads uploaded", "to", "writes_to"),
     ("back backs backed", "to", "writes_to"),
+    ("consume consumes consumed consuming", "from", "consumes_from"),
+    ("work works", "with", "integrates_with"),
+    ("train trains trained", "on", "trained_on"),
+    ("fine-tuned finetuned", "on", "trained_on"),
 ]
 
 
@@ -245,6 +249,11 @@ def _replacements() -> list[VerbPattern]:
         patterns.append(VerbPattern((form,), "replaced_by", two_objects="for"))
     for form in ("switched", "switch", "moved", "move", "migrated", "migrate", "went", "ported"):
         patterns.append(VerbPattern((form, "from"), "replaced_by", two_objects="to"))
+    # "moved gitea to the NUC", "flashed Klipper onto the board": the first now runs on the second.
+    for form in ("moved", "move", "moves", "migrated", "migrate", "migrates"):
+        patterns.append(VerbPattern((form,), "runs_on", two_objects="to"))
+    for form in ("flashed", "flash", "flashes", "installed", "install", "installs"):
+        patterns.append(VerbPattern((form,), "runs_on", two_objects="onto"))
     # "CircleCI replaced Travis CI": the object was replaced by the subject.
     patterns.append(VerbPattern(("replaced",), "replaced_by", reverse=True))
     return patterns

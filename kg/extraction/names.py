@@ -146,6 +146,14 @@ def clean(surface: str) -> str | None:
         and not _generic(" ".join(words[strong:]))
     ):
         words = words[strong:]
+    # A kind noun after a versioned name: "PostgreSQL 16 database", "Ender 3 board".
+    if (
+        len(words) > 2
+        and words[-1].lower() in KIND_NOUNS
+        and re.fullmatch(r"v?\d+(?:\.\d+)*", words[-2])
+        and name_like(words[-3])
+    ):
+        words = words[:-1]
     # A kind noun after a technology: "Svelte app", "SQS queue", "MySQL database".
     while len(words) > 1 and words[-1].lower() in KIND_NOUNS and name_like(words[-2]):
         modifier = " ".join(words[:-1])

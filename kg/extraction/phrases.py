@@ -193,7 +193,9 @@ class Sentence:
             return VerbPattern((low,), "depends_on"), i + 1, None
         if _SNAKE_REL.match(toks[i].text) or _SNAKE_VERB.match(toks[i].text):
             return VerbPattern((low,), low), i + 1, None
-        if i > 0 and determiner(toks[i - 1]) and low not in AUX_WORDS:
+        # "Both talk to Supabase", "all three sit behind Envoy": a quantifier standing alone.
+        alone = toks[i - 1].low in ("both", "all") if i > 0 else False
+        if i > 0 and determiner(toks[i - 1]) and low not in AUX_WORDS and not alone:
             return None  # "the cache depends on", "a build": a noun after a determiner
         for pattern in VERBS_BY_FIRST.get(low, ()):
             n = len(pattern.words)

@@ -315,3 +315,40 @@ def test_rather_than_ends_a_name(heuristic):
 def test_a_sentence_opening_with_a_passive_is_about_the_readme_project(heuristic):
     got = edges(heuristic.extract("# lanternd\n\nA status daemon. Maintained by the Infra Guild."))
     assert ("Infra Guild", "maintains", "lanternd") in got
+
+
+def test_objects_each_with_a_purpose_phrase_are_coordinated(heuristic):
+    text = "# tidewater\n\nIt leans on rustls for TLS and on quinn for the QUIC transport."
+    got = pairs(heuristic.extract(text))
+    assert {("tidewater", "rustls"), ("tidewater", "quinn")} <= got
+
+
+def test_as_well_as_joins_objects(heuristic):
+    got = pairs(heuristic.extract("The importer reads orders from Shopify as well as WooCommerce."))
+    assert {("importer", "Shopify"), ("importer", "WooCommerce")} <= got
+
+
+def test_moving_a_service_to_a_host_means_it_runs_there(heuristic):
+    got = edges(heuristic.extract("Sun: moved Vaultwarden to the Odroid and rebooted the router."))
+    assert ("Vaultwarden", "runs_on", "Odroid") in got
+
+
+def test_a_kind_noun_after_a_version_is_dropped(heuristic):
+    result = heuristic.extract("flashed Marlin onto the Prusa 3 board last night.")
+    assert ("Marlin", "runs_on", "Prusa 3") in edges(result)
+
+
+def test_both_standing_alone_is_a_subject_so_which_finds_its_antecedent(heuristic):
+    got = edges(heuristic.extract("Both talk to Appwrite, which keeps its data in MariaDB."))
+    assert ("Appwrite", "stores_in", "MariaDB") in got
+
+
+def test_requirements_list_items_are_what_the_project_depends_on(heuristic):
+    text = "# quern\n\n## Requirements\n\n- Ruby 3.2 or newer\n- libvips, for thumbnails\n"
+    got = edges(heuristic.extract(text))
+    assert {("quern", "depends_on", "Ruby 3.2"), ("quern", "depends_on", "libvips")} <= got
+
+
+def test_a_passive_inside_a_parenthesis_is_not_about_the_project(heuristic):
+    text = "# quern\n\n## Requirements\n\n- libpq (needed by the pg gem)\n"
+    assert not any(t == "quern" for _, t in pairs(heuristic.extract(text)))
