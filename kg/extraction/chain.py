@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from django.conf import settings
 
+from kg.extraction.grounding import ground
 from kg.extraction.heuristic import HeuristicExtractor
 from kg.extraction.parse import ParseError, parse_extraction
 from kg.extraction.phrases import strip_sources
@@ -152,12 +153,17 @@ def extract(
         stages.append(("grok", _grok_stage))
     else:
         failures.append(f"grok: {refusal}")
-    for _name, stage in stages:
+    grounded = getattr(settings, "KG_EXTRACT_GROUNDED", False)
+    for name, stage in stages:
         try:
             result = stage(prompt, environ)
         except _StageFailed as exc:
             failures.append(str(exc))
             continue
+        if grounded:
+            result = ground(result, body)
+            if result.empty:
+                failures.append(f"{name}: nothing in its answer is written in the text")
         if not result.empty:
             break
     if (result is None or result.empty) and settings.IV_HEURISTIC_FALLBACK:

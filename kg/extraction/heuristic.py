@@ -959,3 +959,9 @@ def _type_of(name: str) -> str:
     if name.islower() and " " in name:
         return "component"  # "the report builder"
     return "project"
+
+
+def entity_type(name: str, text: str) -> str:
+    """The offline rules' type for ``name`` as written in ``text`` (also used to check a model's
+    answer: a type outside the vocabulary is replaced by this one)."""
+    return _type(name, None, text)
