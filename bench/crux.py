@@ -275,7 +275,8 @@ def fit_confidence(path: str) -> tuple[str, float, float]:
     """Fit the reported-confidence mapping on the FACD plays in ``path`` (``--rows`` output of
     the train writers), and compare mappings by leave-one-writer-out ECE and log loss."""
     rows = load_paths([Path(path)])
-    rows = [r for r in rows if r["policy"].startswith("FACD")]
+    # A guardrail stop confirms no crux and reports no confidence: it is left out.
+    rows = [r for r in rows if r["policy"].startswith("FACD") and r["exit"] != "guardrail"]
     posterior = np.array([r["posterior"] for r in rows], dtype=float)
     ok = np.array([r["ok"] for r in rows], dtype=float)
     writer = np.array([r["item_id"].split("-")[0] for r in rows])
@@ -380,12 +381,14 @@ def summarise(path: str, same: float, other: float) -> str:
         lines.append(
             f"  uplift medium+high: {value * 100:+.1f} ({low * 100:+.1f} to {high * 100:+.1f})"
         )
-    value, low, high = item_bootstrap(facd, ece)
+    scored = [r for r in facd if r["exit"] != "guardrail"]  # no crux, no confidence reported
+    value, low, high = item_bootstrap(scored, ece)
     lines.append(
-        f"  ECE with same={same:.3f} other={other:.3f}: {value:.3f} ({low:.3f} to {high:.3f})"
+        f"  ECE with same={same:.3f} other={other:.3f}: {value:.3f} ({low:.3f} to {high:.3f}), "
+        f"{len(scored)} plays (guardrail stops left out)"
     )
-    conf = np.array([r["conf"] for r in facd])
-    ok = np.array([r["ok"] for r in facd], float)
+    conf = np.array([r["conf"] for r in scored])
+    ok = np.array([r["ok"] for r in scored], float)
     lines.append(
         f"  Brier {float(((conf - ok) ** 2).mean()):.3f}, mean confidence {conf.mean():.3f}"
     )
@@ -539,41 +542,31 @@ def markdown(results: list[dict], safety: dict, provider: str, *, title: str = "
     return "\n".join(lines) + "\n"
 
 
+POLICIES = {
+    "facd": ("FACD (EIG - λ·cost)", True, "eig"),
+    "never": ("baseline: no questions (top seed after init)", False, "eig"),
+    "random": ("baseline: random question choice", True, "random"),
+}
+
+
 def run_all(items: list[dict[str, Any]], args: argparse.Namespace, split: str = "") -> list[dict]:
+    """The policies asked for, in order (FACD first: the report compares the others with it)."""
     rows_out = args.rows.replace("{split}", split or "dev") if args.rows else ""
-    results = [
+    wanted = [p.strip() for p in args.policies.split(",") if p.strip()]
+    if args.no_baselines:
+        wanted = ["facd"]
+    elif args.skip_random:
+        wanted = [p for p in wanted if p != "random"]
+    return [
         run_policy(
             items,
-            name="FACD (EIG - λ·cost)",
-            ask=True,
-            policy="eig",
+            name=POLICIES[key][0],
+            ask=POLICIES[key][1],
+            policy=POLICIES[key][2],
             repeat=args.repeat,
             rows_out=rows_out,
         )
-    ]
-    if args.no_baselines:
-        return results
-    never = run_policy(
-        items,
-        name="baseline: no questions (top seed after init)",
-        ask=False,
-        policy="eig",
-        repeat=args.repeat,
-        rows_out=rows_out,
-    )
-    if args.skip_random:
-        return [*results, never]
-    return [
-        *results,
-        never,
-        run_policy(
-            items,
-            name="baseline: random question choice",
-            ask=True,
-            policy="random",
-            repeat=args.repeat,
-            rows_out=rows_out,
-        ),
+        for key in wanted
     ]
 
 
@@ -609,6 +602,11 @@ def main() -> None:
         default="",
         help="append every play (item, posterior, confidence, correct, exit) to this jsonl; "
         "{split} in the path is replaced by the split's name (calibration fits read it)",
+    )
+    parser.add_argument(
+        "--policies",
+        default="facd,never,random",
+        help="which to play, comma-separated, in order: facd, never (no questions), random",
     )
     parser.add_argument(
         "--skip-random", action="store_true", help="leave out the random-question baseline"
