@@ -338,51 +338,62 @@ def item_bootstrap(
     return stat(rows), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
 
 
+def _acc(rs: list[dict[str, Any]]) -> float:
+    return float(np.mean([r["ok"] for r in rs])) if rs else 0.0
+
+
+def _uplift(rs: list[dict[str, Any]]) -> float:
+    """FACD's accuracy minus the never-helping writer's, on medium and high ambiguity."""
+    hard = [r for r in rs if r["ambiguity"] in ("medium", "high")]
+    return _acc([r for r in hard if r["policy"].startswith("FACD")]) - _acc(
+        [r for r in hard if r["policy"].startswith("baseline: no")]
+    )
+
+
+def _ece(rs: list[dict[str, Any]]) -> float:
+    return ece_of(np.array([r["conf"] for r in rs]), np.array([r["ok"] for r in rs], float))
+
+
+def _policy_key(policy: str) -> str:
+    return "random" if "random" in policy else "never" if "no questions" in policy else "FACD"
+
+
+def _baseline_lines(by_policy: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """FACD on the items a baseline played (a run cut short plays fewer), and the uplift."""
+    lines = []
+    for name in ("never", "random"):
+        shared = {r["item_id"] for r in by_policy.get(name, [])}
+        if shared and len(shared) < len({r["item_id"] for r in by_policy["FACD"]}):
+            same_items = [r for r in by_policy["FACD"] if r["item_id"] in shared]
+            lines.append(f"  FACD on the {len(shared)} items {name} played: {_acc(same_items):.3f}")
+    if by_policy.get("never"):
+        shared = {r["item_id"] for r in by_policy["never"]}
+        pair = [r for r in by_policy["FACD"] if r["item_id"] in shared] + by_policy["never"]
+        value, low, high = item_bootstrap(pair, _uplift)
+        lines.append(
+            f"  uplift medium+high: {value * 100:+.1f} ({low * 100:+.1f} to {high * 100:+.1f})"
+        )
+    return lines
+
+
 def summarise(path: str, same: float, other: float) -> str:
-    """Held-out figures from a ``--rows`` file, with the confidence mapping (same, other)
-    applied to each FACD play's posterior, and 95% item-bootstrap intervals (numpy seed 0)."""
-    rows = load_paths([Path(path)])
+    """Figures from ``--rows`` files (comma-separated), with the confidence mapping (same,
+    other) applied to each FACD play's posterior, and 95% item-bootstrap intervals (seed 0)."""
+    rows = load_paths([Path(p) for p in path.split(",")])
     by_policy: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        name = (
-            "random"
-            if "random" in r["policy"]
-            else "never"
-            if "no questions" in r["policy"]
-            else "FACD"
-        )
-        by_policy[name].append(r)
+        by_policy[_policy_key(r["policy"])].append(r)
     facd = [
         {**r, "conf": same * r["posterior"] + other * (1 - r["posterior"])}
         for r in by_policy["FACD"]
     ]
-
-    def acc(rs: list[dict[str, Any]]) -> float:
-        return float(np.mean([r["ok"] for r in rs])) if rs else 0.0
-
-    def hard(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [r for r in rs if r["ambiguity"] in ("medium", "high")]
-
-    def uplift(rs: list[dict[str, Any]]) -> float:
-        return acc(hard([r for r in rs if r["policy"].startswith("FACD")])) - acc(
-            hard([r for r in rs if r["policy"].startswith("baseline: no")])
-        )
-
-    def ece(rs: list[dict[str, Any]]) -> float:
-        return ece_of(np.array([r["conf"] for r in rs]), np.array([r["ok"] for r in rs], float))
-
     lines = [f"{path}: {len(facd)} FACD plays of {len({r['item_id'] for r in facd})} items"]
     for name, rs in by_policy.items():
-        value, low, high = item_bootstrap(rs, acc)
+        value, low, high = item_bootstrap(rs, _acc)
         lines.append(f"  accuracy {name}: {value:.3f} ({low:.3f} to {high:.3f}), n={len(rs)}")
-    if by_policy.get("never"):
-        pair = by_policy["FACD"] + by_policy["never"]
-        value, low, high = item_bootstrap(pair, uplift)
-        lines.append(
-            f"  uplift medium+high: {value * 100:+.1f} ({low * 100:+.1f} to {high * 100:+.1f})"
-        )
+    lines += _baseline_lines(by_policy)
     scored = [r for r in facd if r["exit"] != "guardrail"]  # no crux, no confidence reported
-    value, low, high = item_bootstrap(scored, ece)
+    value, low, high = item_bootstrap(scored, _ece)
     lines.append(
         f"  ECE with same={same:.3f} other={other:.3f}: {value:.3f} ({low:.3f} to {high:.3f}), "
         f"{len(scored)} plays (guardrail stops left out)"
