@@ -14,12 +14,15 @@ model, database or network is needed: this measures the offline stage of the ext
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
 import itertools
 import os
 import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +35,7 @@ import django  # noqa: E402
 django.setup()
 
 from kg.extraction.heuristic import HeuristicExtractor  # noqa: E402
+from kg.extraction.names import known_type  # noqa: E402
 from kg.extraction.scoring import load_items, score, score_prose  # noqa: E402
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction  # noqa: E402
 
@@ -110,15 +114,39 @@ def _passage(items: list[dict], words: int = 120) -> str:
     return " ".join(" ".join(out).split(" ")[: words + 5])
 
 
-def prose_figures(files: tuple[str, ...], repeat: int) -> dict[str, float]:
+def lexicon_filtered(extract: Callable[[str], Extraction]) -> Callable[[str], Extraction]:
+    """The tagger proposal's experiment (docs/benchmarks.md): ``extract`` with every entity
+    dropped that is one lower-case word the TextBlob/Pattern English lexicon tags as a common
+    noun and the gazetteer does not know ("retries", "payments"), and its edges with it.
+    Needs ``pip install textblob`` (its lexicon ships inside the wheel); not a dependency."""
+    lexicon = importlib.import_module("textblob.en").lexicon
+
+    def common_noun(name: str) -> bool:
+        tag = lexicon.get(name) if name.islower() and " " not in name else None
+        return bool(tag and tag.startswith("NN")) and known_type(name) is None
+
+    def run(text: str) -> Extraction:
+        got = extract(text)
+        drop = {e.name for e in got.entities if common_noun(e.name)}
+        return dataclasses.replace(
+            got,
+            entities=[e for e in got.entities if e.name not in drop],
+            edges=[e for e in got.edges if e.source not in drop and e.target not in drop],
+        )
+
+    return run
+
+
+def prose_figures(files: tuple[str, ...], repeat: int, tagger: bool = False) -> dict[str, float]:
     items = [item for name in files for item in load_items(PROSE / name)]
     heuristic = HeuristicExtractor()
-    got = score_prose(items, heuristic.extract)
+    extract = lexicon_filtered(heuristic.extract) if tagger else heuristic.extract
+    got = score_prose(items, extract)
     text = _passage(items)
     runs = []
     for _ in range(max(repeat, 5)):
         started = time.perf_counter()
-        heuristic.extract(text)
+        extract(text)
         runs.append((time.perf_counter() - started) * 1000)
     return {
         "entity precision": got.entities.precision,
@@ -129,25 +157,27 @@ def prose_figures(files: tuple[str, ...], repeat: int) -> dict[str, float]:
         "edge F1": got.edges.f1,
         "fragment rate": got.fragment_rate,
         "type accuracy": got.type_accuracy,
+        "relation accuracy (matched edges)": got.relation_accuracy,
         "p50 ms (120 words)": statistics.median(runs),
         "items": len(items),
     }
 
 
-def prose_section(repeat: int) -> list[str]:
-    train = prose_figures(PROSE_TRAIN, repeat)
-    held = prose_figures(PROSE_HELDOUT, repeat)
+def prose_section(repeat: int, tagger: bool = False) -> list[str]:
+    train = prose_figures(PROSE_TRAIN, repeat, tagger)
+    held = prose_figures(PROSE_HELDOUT, repeat, tagger)
     lines = [
         f"Realistic prose (`tests/kg/fixtures/prose/`): train = sets A+B ({train['items']:.0f} "
         f"passages, tuned on), held out = sets C+D ({held['items']:.0f} passages, never tuned "
-        "on).",
+        "on)." + (" With the lexicon filter of the tagger proposal." if tagger else ""),
         "",
         "| figure | train (A+B) | held out (C+D) | target (held out) |",
         "|---|---|---|---|",
     ]
     for key in (
         "entity precision", "entity recall", "entity F1", "edge precision", "edge recall",
-        "edge F1", "fragment rate", "type accuracy", "p50 ms (120 words)",
+        "edge F1", "fragment rate", "type accuracy", "relation accuracy (matched edges)",
+        "p50 ms (120 words)",
     ):  # fmt: skip
         target = TARGETS.get(key)
         bound = "" if target is None else ("<= " if "rate" in key or "ms" in key else ">= ")
@@ -162,7 +192,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, action="append", help="labelled set (repeat)")
     parser.add_argument("--repeat", type=int, default=20, help="timing repetitions")
     parser.add_argument("--write", type=Path, help="append the markdown section to this file")
+    parser.add_argument(
+        "--tagger", action="store_true", help="prose sets only, with the lexicon filter"
+    )
     args = parser.parse_args()
+    if args.tagger:
+        print("\n".join(prose_section(args.repeat, tagger=True)))
+        return
     sets = args.data or [DEFAULT_DATA if DEFAULT_DATA.exists() else FALLBACK_DATA, HELDOUT]
     lines = [
         "## KG extraction: heuristic extractor (`bench/kg_extract.py`)",

@@ -98,6 +98,8 @@ class ProseScore:
     fragments: int = 0
     matched: int = 0
     typed_right: int = 0
+    edges_matched: int = 0
+    related_right: int = 0  # matched edges whose relation is the gold one
 
     @property
     def fragment_rate(self) -> float:
@@ -106,6 +108,10 @@ class ProseScore:
     @property
     def type_accuracy(self) -> float:
         return self.typed_right / self.matched if self.matched else 1.0
+
+    @property
+    def relation_accuracy(self) -> float:
+        return self.related_right / self.edges_matched if self.edges_matched else 1.0
 
 
 def score_prose(
@@ -117,10 +123,14 @@ def score_prose(
         predicted = {e.name.lower(): e.entity_type for e in result.entities}
         gold = {e["name"].lower(): e.get("type", "") for e in item["entities"]}
         out.entities.add(set(predicted), set(gold))
-        out.edges.add(
-            {(e.source.lower(), e.target.lower()) for e in result.edges},
-            {(e["source"].lower(), e["target"].lower()) for e in item["edges"]},
-        )
+        said = {(e.source.lower(), e.target.lower()): e.rel_type for e in result.edges}
+        meant = {
+            (e["source"].lower(), e["target"].lower()): e.get("relation") for e in item["edges"]
+        }
+        out.edges.add(set(said), set(meant))
+        for pair in said.keys() & meant.keys():
+            out.edges_matched += 1
+            out.related_right += said[pair] == meant[pair]
         out.predicted += len(predicted)
         out.fragments += sum(is_fragment(e.name) for e in result.entities)
         for key in predicted.keys() & gold.keys():
