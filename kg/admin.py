@@ -36,6 +36,7 @@ from kg.models import (
     Entity,
     EntityCandidate,
     Observation,
+    ObservationCandidate,
 )
 from kg.selectors.visibility import memories_visible_to
 from legacymind.admin.lookups import LimitedLookupsAdmin
@@ -207,6 +208,16 @@ class EdgeCandidateAdmin(CandidateAdmin):
         "confidence", "origin", "provider", "created_at", "reviewed_by",
     )  # fmt: skip
     search_fields = ("source_name", "target_name", "rel_type", "evidence", "review_note")
+
+
+@admin.register(ObservationCandidate)
+class ObservationCandidateAdmin(CandidateAdmin):
+    kind = "observation"
+    list_display = (
+        "entity_name", "description", "review_link", "status", "confidence", "origin",
+        "created_at", "reviewed_by",
+    )  # fmt: skip
+    search_fields = ("name", "entity_name", "description", "review_note")
 
 
 class VisibleEntityIdWidget(ForeignKeyRawIdWidget):

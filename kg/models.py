@@ -275,6 +275,36 @@ class EdgeCandidate(Candidate):
         return f"{self.source_name} -[{self.rel_type}]-> {self.target_name} [{self.status}]"
 
 
+class ObservationCandidate(Candidate):
+    """An observation a non-moderator wrote (through MCP), waiting for a moderator. It names
+    its entity by ``entity_name`` (blank: an observation of no entity); ``entity`` is that
+    entity when it already existed, else it is resolved by name on approval, so an observation
+    of an entity staged in the same breath waits for that entity's approval."""
+
+    name = models.CharField(max_length=255)
+    description = models.TextField(blank=True, default="")
+    data = models.JSONField(default=dict, blank=True, validators=[no_nul])
+    entity_name = models.CharField(max_length=255, blank=True, default="")
+    entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    promoted = models.ForeignKey(
+        Observation, null=True, blank=True, on_delete=models.SET_NULL, related_name="candidates"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="kg_ocand_status_idx"),
+            models.Index(fields=["confidence"], name="kg_ocand_conf_idx"),
+            models.Index(fields=["name", "entity_name", "status"], name="kg_ocand_ident_idx"),
+        ]
+
+    def __str__(self) -> str:
+        about = f"{self.entity_name}: " if self.entity_name else ""
+        return f"{about}{self.description or self.name} [{self.status}]"
+
+
 class Blocklist(models.Model):
     """Normalised identities moderators rejected: never proposed again."""
 

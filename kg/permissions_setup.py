@@ -17,7 +17,7 @@ MODERATOR_CODENAMES = [
     "moderate",
     *(
         f"{verb}_{model}"
-        for model in ("entitycandidate", "edgecandidate")
+        for model in ("entitycandidate", "edgecandidate", "observationcandidate")
         for verb in ("view", "change")
     ),
     *(

@@ -6,7 +6,7 @@ own reads can show them as pending."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
@@ -41,10 +41,12 @@ def stage(
     *,
     entities: Iterable[tuple[str, str]] = (),
     edges: Iterable[tuple[str, str, str]] = (),
+    observations: Iterable[services.StagedObservation] = (),
+    thought_id: Any = None,
 ) -> None:
-    """Put entities (name, type) and relations (source, target, relation) before the
-    moderators. Names already pending, approved, in the graph or rejected are not staged
-    twice (``stage_extraction``)."""
+    """Put entities (name, type), relations (source, target, relation) and observations
+    before the moderators. Names already pending, approved, in the graph or rejected are not
+    staged twice (``stage_extraction``, ``stage_observations``)."""
     extraction = Extraction(
         provider="mcp",
         model="",
@@ -55,6 +57,9 @@ def stage(
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_STAGING_LOCK])
         services.stage_extraction(extraction=extraction, origin=staged_origin(user))
+        services.stage_observations(
+            observations=list(observations), origin=staged_origin(user), thought_id=thought_id
+        )
 
 
 def retrying(write: Callable[[], T]) -> T:

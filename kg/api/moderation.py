@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from kg import selectors, services
 from kg.api.permissions import IsModerator
-from kg.models import CandidateStatus, EdgeCandidate, EntityCandidate
+from kg.models import CandidateStatus, EntityCandidate
 from legacymind.api.fields import StringField, UUIDStringField
 from legacymind.api.inputs import Input, query_input
 from legacymind.api.schema import error
@@ -128,16 +128,20 @@ class KgCandidate(serializers.Serializer[Any]):
     source_name = serializers.CharField(required=False)
     target_name = serializers.CharField(required=False)
     rel_type = serializers.CharField(required=False)
+    entity_name = serializers.CharField(
+        required=False, help_text="An observation's entity, by name (blank: none)."
+    )
+    description = serializers.CharField(required=False)
     suggestions = serializers.SerializerMethodField()
 
-    def get_from_private_thought(self, obj: EntityCandidate | EdgeCandidate) -> bool:
+    def get_from_private_thought(self, obj: selectors.AnyCandidate) -> bool:
         thought = obj.staged_by_thought  # select_related by the queue
         return thought is not None and thought.is_private
 
-    def get_kind(self, obj: EntityCandidate | EdgeCandidate) -> str:
-        return "entity" if isinstance(obj, EntityCandidate) else "edge"
+    def get_kind(self, obj: selectors.AnyCandidate) -> str:
+        return selectors.candidate_kind(obj)
 
-    def get_suggestions(self, obj: EntityCandidate | EdgeCandidate) -> list[dict[str, Any]]:
+    def get_suggestions(self, obj: selectors.AnyCandidate) -> list[dict[str, Any]]:
         found = (
             self.context.get("suggestions", {}).get(("entity", obj.pk))
             if isinstance(obj, EntityCandidate)
@@ -170,7 +174,7 @@ class CandidateListView(GenericAPIView):  # type: ignore[type-arg]
             status=None if params["status"] == "all" else params["status"],
             min_conf=params.get("min_conf"),
         )
-        rows: list[EntityCandidate | EdgeCandidate] = self.paginate_queryset(queue) or []  # type: ignore[arg-type]
+        rows: list[selectors.AnyCandidate] = self.paginate_queryset(queue) or []  # type: ignore[arg-type]
         suggestions: dict[tuple[str, int], Any] = {}
         if params["suggest"]:
             pending = [
@@ -187,7 +191,7 @@ class CandidateListView(GenericAPIView):  # type: ignore[type-arg]
 
 class KgDecisionItem(Input):
     id = serializers.IntegerField(min_value=1)
-    kind = serializers.ChoiceField(choices=["entity", "edge", "relationship"])
+    kind = serializers.ChoiceField(choices=["entity", "edge", "relationship", "observation"])
     decision = serializers.ChoiceField(choices=["approve", "reject", "alias"])
     note = serializers.CharField(allow_blank=True, default="", max_length=2000)
     feedback = serializers.CharField(allow_blank=True, required=False, max_length=2000)

@@ -8,7 +8,7 @@ from typing import Any, TextIO
 from django.core.management.base import CommandError, OutputWrapper
 
 from kg import selectors
-from kg.models import EntityCandidate
+from kg.models import EntityCandidate, ObservationCandidate
 
 _MAX_ID = 2**63 - 1  # bigint
 
@@ -69,6 +69,8 @@ def confirmed(*, prompt: str, stdin: TextIO, stdout: OutputWrapper) -> bool:
 def candidate_line(row: Any) -> str:
     if isinstance(row, EntityCandidate):
         what = f"entity {row.pk}: {row.name} ({row.entity_type})"
+    elif isinstance(row, ObservationCandidate):
+        what = f"observation {row.pk}: {row.entity_name or '-'}: {row.description or row.name}"
     else:
         what = f"edge {row.pk}: {row.source_name} -[{row.rel_type}]-> {row.target_name}"
     return f"{what} conf={row.confidence:.2f} status={row.status} origin={row.origin}"

@@ -4,12 +4,15 @@ surface, and the only way other apps read KG rows."""
 from kg.selectors.graph import entity_neighbors, visible_edges
 from kg.selectors.moderation import (
     TARGETS,
+    AnyCandidate,
     CandidatePage,
     CandidateQueue,
     Suggestion,
+    candidate_kind,
     candidate_querysets,
     candidate_queue,
     candidates_list,
+    observation_candidates,
     suggestions_for,
 )
 from kg.selectors.nearest import MemoryHit, Nearest, kg_search, memories_nearest
@@ -17,12 +20,14 @@ from kg.selectors.visibility import Memory, memories_by_id, memories_visible_to,
 
 __all__ = [
     "TARGETS",
+    "AnyCandidate",
     "CandidatePage",
     "CandidateQueue",
     "Memory",
     "MemoryHit",
     "Nearest",
     "Suggestion",
+    "candidate_kind",
     "candidate_querysets",
     "candidate_queue",
     "candidates_list",
@@ -31,6 +36,7 @@ __all__ = [
     "memories_by_id",
     "memories_nearest",
     "memories_visible_to",
+    "observation_candidates",
     "suggestions_for",
     "visible_edges",
     "visible_q",

@@ -11,14 +11,28 @@ from django.conf import settings
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
 from kg.identity import norm
-from kg.models import CandidateStatus, EdgeCandidate, Entity, EntityCandidate
+from kg.models import (
+    CandidateStatus,
+    EdgeCandidate,
+    Entity,
+    EntityCandidate,
+    ObservationCandidate,
+)
 from kg.selectors.visibility import memories_visible_to
 from legacymind.errors import ServiceError
 from legacymind.providers.embeddings import EmbeddingError, get_provider
 from legacymind.users import Viewer
 from legacymind.vectors.search import nearest
 
-TARGETS = ("entity", "relationship", "mixed")
+TARGETS = ("entity", "relationship", "observation", "mixed")
+AnyCandidate = EntityCandidate | EdgeCandidate | ObservationCandidate
+
+
+def candidate_kind(cand: AnyCandidate) -> str:
+    """The kind a decision names the candidate by: entity, edge or observation."""
+    if isinstance(cand, EntityCandidate):
+        return "entity"
+    return "observation" if isinstance(cand, ObservationCandidate) else "edge"
 
 
 def _pending_first(qs: QuerySet[Any]) -> QuerySet[Any]:
@@ -47,28 +61,40 @@ def candidate_querysets(
     return _pending_first(entities), _pending_first(edges)
 
 
+def observation_candidates(
+    *, status: str | None = "pending", min_conf: float | None = None
+) -> QuerySet[ObservationCandidate]:
+    """Observation candidates, pending first, like :func:`candidate_querysets`' two."""
+    rows = ObservationCandidate.objects.select_related("staged_by_thought", "reviewed_by")
+    if status:
+        rows = rows.filter(status=status)
+    if min_conf is not None:
+        rows = rows.filter(confidence__gte=min_conf)
+    return _pending_first(rows)
+
+
 @dataclass(frozen=True)
 class CandidateQueue:
-    """The moderation queue, newest first with both kinds merged for ``mixed``, in the shape a
+    """The moderation queue, newest first with the kinds merged for ``mixed``, in the shape a
     paginator reads (``count()`` and a slice), so it pages like every other list."""
 
     entities: QuerySet[EntityCandidate] | None
     edges: QuerySet[EdgeCandidate] | None
+    observations: QuerySet[ObservationCandidate] | None = None
+
+    def _kinds(self) -> list[QuerySet[Any]]:
+        return [qs for qs in (self.entities, self.edges, self.observations) if qs is not None]
 
     def count(self) -> int:
-        return sum(qs.count() for qs in (self.entities, self.edges) if qs is not None)
+        return sum(qs.count() for qs in self._kinds())
 
-    def __getitem__(self, window: slice) -> list[EntityCandidate | EdgeCandidate]:
+    def __getitem__(self, window: slice) -> list[AnyCandidate]:
         start, stop = window.start or 0, window.stop
-        if self.edges is None and self.entities is not None:
-            return list(self.entities[start:stop])
-        if self.entities is None and self.edges is not None:
-            return list(self.edges[start:stop])
+        kinds = self._kinds()
+        if len(kinds) == 1:
+            return list(kinds[0][start:stop])
         # Each kind's first ``stop`` rows hold every row of the merged window.
-        merged: list[EntityCandidate | EdgeCandidate] = [
-            *(self.entities or [])[:stop],
-            *(self.edges or [])[:stop],
-        ]
+        merged: list[AnyCandidate] = [row for qs in kinds for row in qs[:stop]]
         merged.sort(key=lambda c: (c.status != CandidateStatus.PENDING, -c.created_at.timestamp()))
         return merged[start:stop]
 
@@ -80,15 +106,18 @@ def candidate_queue(
     if target not in TARGETS:
         raise ServiceError(f"target must be one of {', '.join(TARGETS)}", fields={"target": target})
     entities, edges = candidate_querysets(status=status, min_conf=min_conf)
+    observations = observation_candidates(status=status, min_conf=min_conf)
     return CandidateQueue(
-        entities if target != "relationship" else None, edges if target != "entity" else None
+        entities if target in ("entity", "mixed") else None,
+        edges if target in ("relationship", "mixed") else None,
+        observations if target in ("observation", "mixed") else None,
     )
 
 
 @dataclass(frozen=True)
 class CandidatePage:
     count: int
-    rows: list[EntityCandidate | EdgeCandidate]
+    rows: list[AnyCandidate]
 
 
 def candidates_list(

@@ -27,9 +27,11 @@ from kg.services.moderation import (
 )
 from kg.services.staging import (
     StageCounts,
+    StagedObservation,
     extraction_record,
     extraction_status,
     stage_extraction,
+    stage_observations,
     submitted,
 )
 from kg.services.touches import memories_bump, memories_touch, touch_later, touches_flush
@@ -39,6 +41,7 @@ __all__ = [
     "DecisionItem",
     "DecisionOutcome",
     "StageCounts",
+    "StagedObservation",
     "candidate_decide",
     "candidates_decide",
     "edge_update",
@@ -59,6 +62,7 @@ __all__ = [
     "observation_update",
     "observation_upsert",
     "stage_extraction",
+    "stage_observations",
     "submitted",
     "text_extract",
     "touch_later",

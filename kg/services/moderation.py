@@ -18,14 +18,15 @@ from kg.models import (
     EdgeCandidate,
     Entity,
     EntityCandidate,
+    ObservationCandidate,
 )
 from kg.selectors.visibility import memories_visible_to
-from kg.services.memories import entity_embed_on_commit, memory_visible
+from kg.services.memories import entity_embed_on_commit, memory_visible, observation_upsert
 from legacymind.errors import ServiceError
 from legacymind.users import Viewer
 
 DECISIONS = ("approve", "reject", "alias")
-KINDS = ("entity", "edge")
+KINDS = ("entity", "edge", "observation")
 _STATUS = {
     "approve": CandidateStatus.APPROVED,
     "reject": CandidateStatus.REJECTED,
@@ -40,7 +41,7 @@ class DecisionError(ServiceError):
 @dataclass(frozen=True)
 class DecisionItem:
     id: int
-    kind: str  # "entity" | "edge"
+    kind: str  # "entity" | "edge" | "observation"
     decision: str  # "approve" | "reject" | "alias"
     note: str = ""
     canonical_id: int | None = None
@@ -79,9 +80,10 @@ def _recorded(reviewer: User | None) -> User | None:
     return reviewer if reviewer is not None and reviewer.pk else None
 
 
-def _reviewed(
-    cand: EntityCandidate | EdgeCandidate, item: DecisionItem, reviewer: User | None
-) -> None:
+AnyCandidate = EntityCandidate | EdgeCandidate | ObservationCandidate
+
+
+def _reviewed(cand: AnyCandidate, item: DecisionItem, reviewer: User | None) -> None:
     cand.status = _STATUS[item.decision]
     cand.reviewed_by = _recorded(reviewer)
     cand.reviewed_at = timezone.now()
@@ -318,8 +320,76 @@ def _edge_ends(
     return ends["source"], ends["target"]
 
 
+def _decide_observation(item: DecisionItem, reviewer: User | None) -> Decided:
+    cand = ObservationCandidate.objects.select_for_update().filter(id=item.id).first()
+    if cand is None:
+        raise DecisionError(f"observation candidate {item.id} does not exist")
+    if cand.status != CandidateStatus.PENDING:
+        if cand.status == _STATUS[item.decision]:
+            return f"already {cand.status}", cand.promoted_id, False
+        raise DecisionError(f"observation candidate {item.id} is already {cand.status}")
+    if item.decision == "alias":
+        raise DecisionError(
+            f"observation candidate {item.id}: only entity candidates can be aliased"
+        )
+    if item.decision == "reject":
+        # No blocklist entry: the rejected candidate keeps its text from being staged again.
+        _reviewed(cand, item, reviewer)
+        return "rejected; it will not be staged again", None, False
+    return _observation_approve(cand, item, reviewer)
+
+
+def _observation_entity(cand: ObservationCandidate, reviewer: User | None) -> Entity | None:
+    """The entity the candidate is of, among those the moderator sees: the one it was staged
+    against, else (staged with a pending entity, or that entity since deleted) the one its
+    name names now."""
+    among = memories_visible_to(_viewer(reviewer), Entity)
+    if cand.entity_id is not None:
+        entity = among.filter(pk=cand.entity_id).first()
+        if entity is not None:
+            return entity
+    return entity_find(name=cand.entity_name, among=among)
+
+
+def _observation_approve(
+    cand: ObservationCandidate, item: DecisionItem, reviewer: User | None
+) -> Decided:
+    """Promote the candidate to an observation (of its entity, which must exist by then)."""
+    entity = _observation_entity(cand, reviewer) if cand.entity_name else None
+    if cand.entity_name and entity is None:
+        raise DecisionError(
+            f"observation candidate {item.id}: entity {cand.entity_name!r} does not exist; "
+            "approve or create it first",
+            fields={"entity": cand.entity_name},
+        )
+    try:
+        obs, created = observation_upsert(
+            name=cand.name,
+            description=cand.description,
+            data=cand.data,
+            entity_id=entity.pk if entity else None,
+            source_thought_id=cand.staged_by_thought_id,
+            confidence=cand.confidence,
+            viewer=_viewer(reviewer),
+        )
+    except ServiceError as exc:  # the name is taken by a memory the moderator cannot see
+        raise DecisionError(f"observation candidate {item.id}: {exc.detail}") from None
+    cand.promoted = obs
+    _reviewed(cand, item, reviewer)
+    of = f" of {entity.name!r}" if entity else ""
+    return f"{'created' if created else 'updated'} observation {obs.name!r}{of}", obs.pk, created
+
+
+_MODELS: dict[str, type[AnyCandidate]] = {
+    "entity": EntityCandidate,
+    "edge": EdgeCandidate,
+    "observation": ObservationCandidate,
+}
+_DECIDE = {"entity": _decide_entity, "edge": _decide_edge, "observation": _decide_observation}
+
+
 def _status_now(item: DecisionItem) -> str:
-    model = EntityCandidate if item.kind == "entity" else EdgeCandidate
+    model = _MODELS[item.kind]
     status = model.objects.filter(id=item.id).values_list("status", flat=True).first()
     return str(status) if status is not None else "missing"
 
@@ -331,10 +401,10 @@ def candidates_decide(
     dry_run: bool = False,
 ) -> list[DecisionOutcome]:
     """Apply each decision in its own savepoint inside one transaction: a failing item is
-    reported and leaves no trace, the others apply. Entity items run before edge items so an
-    edge can resolve to an entity approved in the same call. ``dry_run`` rolls everything back
-    and reports what would have happened, without the id of a row it would create (the real
-    run assigns another). Alias targets are limited to entities ``reviewer`` can see."""
+    reported and leaves no trace, the others apply. Entity items run before the others so an
+    edge or an observation can resolve to an entity approved in the same call. ``dry_run``
+    rolls everything back and reports what would have happened, without the id of a row it
+    would create (the real run assigns another). Alias targets are limited to entities ``reviewer`` can see."""
     for item in items:
         if item.kind not in KINDS or item.decision not in DECISIONS:
             raise DecisionError(
@@ -345,7 +415,7 @@ def candidates_decide(
     with transaction.atomic():
         for index in ordered:
             item = items[index]
-            decide = _decide_entity if item.kind == "entity" else _decide_edge
+            decide = _DECIDE[item.kind]
             try:
                 with transaction.atomic():
                     detail, promoted, created = decide(item, reviewer)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -18,6 +18,8 @@ from kg.models import (
     EdgeCandidate,
     Entity,
     EntityCandidate,
+    Observation,
+    ObservationCandidate,
     ThoughtExtraction,
 )
 
@@ -192,6 +194,65 @@ def _edge_candidates(
             )
         )
     return new
+
+
+@dataclass(frozen=True)
+class StagedObservation:
+    """An observation to put before the moderators: its name and text, and the entity it is
+    of, by name (blank: none) and by id when that entity already exists."""
+
+    name: str
+    description: str = ""
+    entity_name: str = ""
+    entity_id: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    confidence: float = 1.0
+
+
+# An observation candidate rejected before is not staged again: the rejected row itself is
+# the record (the blocklist holds names and relations, not texts).
+_OBSERVATION_SEEN = (*LIVE, CandidateStatus.REJECTED)
+
+
+def stage_observations(
+    *, observations: list[StagedObservation], origin: str, thought_id: Any = None
+) -> int:
+    """Write pending candidates for ``observations``, skipping an identity (name and entity
+    name, ignoring case) already pending, approved or rejected, and a name the graph already
+    holds for the same source thought. Returns how many were written."""
+    items = [o for o in observations if clean(o.name)]
+    names = {clean(o.name)[:255] for o in items}
+    seen = set(
+        ObservationCandidate.objects.annotate(n=Lower("name"), e=Lower("entity_name"))
+        .filter(n__in={n.lower() for n in names}, status__in=_OBSERVATION_SEEN)
+        .values_list("n", "e")
+    )
+    in_graph = set(
+        Observation.objects.filter(name__in=names, source_thought_id=thought_id).values_list(
+            "name", flat=True
+        )
+    )
+    new: list[ObservationCandidate] = []
+    for obs in items:
+        name, entity_name = clean(obs.name)[:255], clean(obs.entity_name)[:255]
+        key = (name.lower(), entity_name.lower())
+        if key in seen or name in in_graph:
+            continue
+        seen.add(key)
+        new.append(
+            ObservationCandidate(
+                name=name,
+                description=obs.description,
+                data=obs.data,
+                entity_name=entity_name,
+                entity_id=obs.entity_id,
+                confidence=obs.confidence,
+                origin=origin[:32],
+                staged_by_thought_id=thought_id,
+            )
+        )
+    ObservationCandidate.objects.bulk_create(new)
+    return len(new)
 
 
 def extraction_record(*, thought_id: Any, provider: str) -> None:

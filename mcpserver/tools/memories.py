@@ -97,10 +97,16 @@ def _staged(call: Call, kind: str, values: dict[str, Any]) -> dict[str, Any]:
         ends = (values["source_id"].name, values["target_id"].name)
         stage(call.user, edges=[(*ends, values["rel_type"])])
     else:
-        raise ToolError(
-            "Only knowledge-graph moderators (or users in MCP_DIRECT_WRITE_USERS) add "
-            "observations: the moderation queue holds entities and relationships only."
+        entity = values["entity_id"]
+        observation = services.StagedObservation(
+            name=values["name"],
+            description=values["description"],
+            entity_name=entity.name if entity is not None else "",
+            entity_id=entity.pk if entity is not None else None,
+            data=values["data"],
+            confidence=values["confidence"],
         )
+        stage(call.user, observations=[observation], thought_id=values["source_thought_id"])
     return {"kind": kind, "status": "pending", "row": None}
 
 
@@ -185,8 +191,8 @@ register(
     Tool(
         name="memories_create",
         description="Create or update (upsert, the default) a KG entity, relationship or "
-        "observation. A moderator's write goes into the graph; anyone else's entity or "
-        "relationship is staged for the moderators (status pending).",
+        "observation. A moderator's write goes into the graph; anyone else's is staged for "
+        "the moderators (status pending).",
         input=MemoriesCreateInput,
         output=MemoriesCreateOut,
         run=memories_create,

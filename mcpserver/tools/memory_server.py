@@ -2,7 +2,8 @@
 backed by the KG: an entity is a KG entity, an observation a KG observation of it (named
 "<entity>: <text>", so the same text on two entities is two observations), a relation a KG
 edge. Writes go through ``mcpserver.kgwrites`` (direct, or staged for the moderators); reads
-show what the caller may see, plus the caller's own pending items, marked pending."""
+show what the caller may see, plus the caller's own pending items, marked pending (pending
+observations under their entity's ``pendingObservations``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
+from django.db.models.functions import Lower
 from rest_framework import serializers
 
 from kg import selectors, services
@@ -26,10 +28,6 @@ from thoughts.api.read_inputs import SearchInput
 
 STAGED = "pending"  # status of an item staged for the moderators
 NOT_YOURS = "refused: only knowledge-graph moderators change or delete what is in the graph"
-NO_STAGED_OBSERVATIONS = (
-    "refused: observations are added by moderators or users in MCP_DIRECT_WRITE_USERS (the "
-    "moderation queue holds entities and relations only)"
-)
 
 
 def _name() -> serializers.CharField:
@@ -130,23 +128,39 @@ def _observe(user: User, entity: Entity, text: str) -> bool:
     return retrying(write)[1]
 
 
+def _staged_observations(
+    user: User, entity_name: str, texts: list[str]
+) -> list[services.StagedObservation]:
+    """``texts`` as observations to stage on the entity ``entity_name`` names: one the caller
+    sees (under its own name, as a direct write would file them), else one still pending."""
+    entity = _find(user, entity_name)
+    name = entity.name if entity is not None else entity_name
+    return [
+        services.StagedObservation(
+            name=observation_name(name, text),
+            description=text,
+            entity_name=name,
+            entity_id=entity.pk if entity is not None else None,
+        )
+        for text in texts
+    ]
+
+
+def _pending_entity(user: User, name: str) -> bool:
+    """Whether the caller has staged an entity of this name that is still pending."""
+    entities, _edges = selectors.candidate_querysets(status="pending")
+    return entities.filter(origin=staged_origin(user), name__iexact=" ".join(name.split())).exists()
+
+
 def create_entities(call: Call) -> dict[str, Any]:
     items, user = call.data["entities"], call.user
     if not writes_direct(user):
-        stage(user, entities=[(i["name"], i["entityType"]) for i in items])
-        staged = {"status": STAGED}
-        return {
-            "results": [
-                {
-                    **i,
-                    **staged,
-                    **(
-                        {"observations_status": NO_STAGED_OBSERVATIONS} if i["observations"] else {}
-                    ),
-                }
-                for i in items
-            ]
-        }
+        observations = [
+            obs for i in items for obs in _staged_observations(user, i["name"], i["observations"])
+        ]
+        stage(user, entities=[(i["name"], i["entityType"]) for i in items],
+              observations=observations)  # fmt: skip
+        return {"results": [{**i, "status": STAGED} for i in items]}
     results = []
     for item in items:
         upsert = partial(
@@ -160,18 +174,22 @@ def create_entities(call: Call) -> dict[str, Any]:
 
 
 def add_observations(call: Call) -> dict[str, Any]:
-    results = []
+    results, user, direct = [], call.user, writes_direct(call.user)
     for item in call.data["observations"]:
-        entity = _find(call.user, item["entityName"])
-        if entity is None:
-            results.append({**item, "addedObservations": [], "status": "not_found"})
-        elif not writes_direct(call.user):
-            results.append({**item, "addedObservations": [], "status": NO_STAGED_OBSERVATIONS})
-        else:
-            added = [text for text in item["contents"] if _observe(call.user, entity, text)]
+        name, texts = item["entityName"], item["contents"]
+        entity = _find(user, name)
+        if direct and entity is not None:
+            added = [text for text in texts if _observe(user, entity, text)]
+            results.append({"entityName": name, "addedObservations": added, "status": "added"})
+        # A non-moderator may observe an entity of theirs still waiting for the moderators.
+        elif not direct and (entity is not None or _pending_entity(user, name)):
+            stage(user, observations=_staged_observations(user, name, texts))
             results.append(
-                {"entityName": item["entityName"], "addedObservations": added, "status": "added"}
-            )
+                {"entityName": name, "addedObservations": [], "pendingObservations": texts,
+                 "status": STAGED}
+            )  # fmt: skip
+        else:
+            results.append({**item, "addedObservations": [], "status": "not_found"})
     return {"results": results}
 
 
@@ -268,7 +286,27 @@ def _graph(user: User, entities: list[Entity], *, pending: Match | None = None) 
     }
     if pending is not None:
         _add_pending(user, graph, pending)
+    _add_pending_observations(user, graph)
     return graph
+
+
+def _add_pending_observations(user: User, graph: dict[str, Any]) -> None:
+    """The caller's own observations still in the moderation queue, on the entities of
+    ``graph`` they are of, under ``pendingObservations``: the reference's observations are
+    bare strings, with no room to mark one pending."""
+    by_name = {e["name"].lower(): e for e in graph["entities"]}
+    if not by_name:
+        return
+    rows = (
+        selectors.observation_candidates(status="pending")
+        .filter(origin=staged_origin(user))
+        .annotate(entity_lower=Lower("entity_name"))
+        .filter(entity_lower__in=by_name)
+        .order_by("created_at", "id")
+    )
+    for cand in rows:
+        entity = by_name[cand.entity_lower]
+        entity.setdefault("pendingObservations", []).append(cand.description or cand.name)
 
 
 def _add_pending(user: User, graph: dict[str, Any], match: Match) -> None:
@@ -339,12 +377,15 @@ def _drop_in(name: str, description: str, **kwargs: Any) -> None:
     register(Tool(name=name, description=description, drop_in=True, **kwargs))
 
 
-_WRITES = " A non-moderator's items are staged for the moderators (status pending)."
+_WRITES = (
+    " A non-moderator's items are staged for the moderators (status pending); your reads show"
+    " them marked pending (observations under pendingObservations)."
+)
 _drop_in("create_entities", "Create entities with observations." + _WRITES,
          input=CreateEntities, output=RESULTS, run=create_entities, idempotent=True)  # fmt: skip
 _drop_in("create_relations", "Create relations (from, to, relationType) between entities." + _WRITES,
          input=CreateRelations, output=RESULTS, run=create_relations, idempotent=True)  # fmt: skip
-_drop_in("add_observations", "Add observations to existing entities (moderators or direct writers).",
+_drop_in("add_observations", "Add observations to existing entities." + _WRITES,
          input=AddObservations, output=RESULTS, run=add_observations, idempotent=True)  # fmt: skip
 _drop_in("delete_entities", "Delete entities and their relations (moderators).",
          input=DeleteEntities, output=RESULTS, run=delete_entities, destructive=True)  # fmt: skip

@@ -228,7 +228,7 @@ def test_candidates_list_filters(mod_api, django_assert_num_queries):
     EntityCandidateFactory(confidence=0.3)
     EntityCandidateFactory(status="rejected")
     EdgeCandidateFactory(confidence=0.95)
-    with django_assert_num_queries(7):  # token, 2 permission, 2 counts, 2 pages
+    with django_assert_num_queries(9):  # token, 2 permission, 3 counts, 3 pages (3 kinds)
         body = mod_api.get(reverse("kg-candidate-list"), {"min_conf": 0.5}).json()
     assert body["count"] == 2
     assert {r["kind"] for r in body["results"]} == {"entity", "edge"}

@@ -139,6 +139,50 @@ def test_staged_writes_wait_for_a_moderator_and_then_are_in_the_graph(live_serve
     assert after["entities"] == [entity]  # in the graph, no longer pending
 
 
+def test_a_non_moderators_observations_wait_for_a_moderator_marked_pending(
+    live_server, user, moderator
+):
+    from kg.models import Entity
+
+    url = f"{live_server.url}/mcp"
+    ledger = Entity.objects.create(name="Ledger", entity_type="service")
+    create = {
+        "kind": "observation",
+        "data": {"name": "ledger size", "description": "2 TB", "entity_id": ledger.pk},
+    }
+    (added, created, mine) = _structured(url, _key(user), [
+        ("add_observations", {"observations": [{"entityName": "ledger", "contents": ["nightly"]}]}),
+        ("memories_create", create),
+        ("open_nodes", {"names": ["Ledger"]}),
+    ])  # fmt: skip
+    assert added["results"] == [
+        {"entityName": "ledger", "addedObservations": [], "pendingObservations": ["nightly"],
+         "status": "pending"}
+    ]  # fmt: skip
+    assert (created["status"], created["row"]) == ("pending", None)
+    assert mine["entities"] == [
+        {"name": "Ledger", "entityType": "service", "observations": [],
+         "pendingObservations": ["nightly", "2 TB"]}
+    ]  # fmt: skip
+
+    review = {"action": "review", "target": "observation"}
+    (queue,) = _structured(url, _key(moderator), [("memories_moderate", review)])
+    assert {c["entity_name"] for c in queue["candidates"]} == {"Ledger"}
+    assert {c["origin"] for c in queue["candidates"]} == {f"mcp:{user.pk}"}
+    items = [
+        {"id": c["id"], "kind": "observation", "decision": "approve"} for c in queue["candidates"]
+    ]
+    (decided,) = _structured(url, _key(moderator), [
+        ("memories_moderate", {"action": "decide", "items": items})
+    ])  # fmt: skip
+    assert [r["ok"] for r in decided["results"]] == [True, True]
+
+    (after,) = _structured(url, _key(user), [("open_nodes", {"names": ["Ledger"]})])
+    (entity,) = after["entities"]
+    assert "pendingObservations" not in entity  # in the graph, no longer pending
+    assert sorted(entity["observations"]) == ["2 TB", "nightly"]
+
+
 def test_a_user_named_in_mcp_direct_write_users_writes_straight_into_the_graph(
     live_server, user, monkeypatch
 ):

@@ -157,9 +157,12 @@ def test_every_tool_answers_over_stdio_as_the_user(user, moderator):
     assert out["create"]["status"] == "pending"
     assert [r["status"] for r in out["entities"]["results"]] == ["pending"]
     assert [r["status"] for r in out["relations"]["results"]] == ["pending"]
-    assert out["observe"]["results"][0]["status"] == "not_found"
+    # Her observations wait too, even on an entity still pending, and her reads show them.
+    assert out["observe"]["results"][0]["status"] == "pending"
     pending = {e["name"]: e.get("status") for e in out["graph"]["entities"]}
     assert pending == {"Ledger": "pending", "Billing": "pending"}
+    billing = next(e for e in out["graph"]["entities"] if e["name"] == "Billing")
+    assert billing["observations"] == [] and billing["pendingObservations"] == ["runs nightly", "x"]
     assert out["open"]["entities"][0]["status"] == "pending"
     assert out["open"]["relations"] == [
         {"from": "Billing", "to": "Ledger", "relationType": "writes", "status": "pending"}

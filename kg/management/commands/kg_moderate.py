@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kg import selectors, services
 from kg.management.moderate import candidate_line, candidates_by_ids, confirmed
-from kg.models import CandidateStatus, Entity, EntityCandidate
+from kg.models import CandidateStatus, Entity
 from kg.selectors.visibility import memories_visible_to
 from legacymind.api.pagination import MAX_OFFSET
 
@@ -130,7 +130,7 @@ class Command(BaseCommand):
         items = [
             services.DecisionItem(
                 id=row.pk,
-                kind="entity" if isinstance(row, EntityCandidate) else "edge",
+                kind=selectors.candidate_kind(row),
                 decision=action,
                 note=opts["note"],
                 canonical_id=opts["canonical"],
