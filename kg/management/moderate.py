@@ -3,6 +3,7 @@ their kind, and asking before a decision on a whole page of the queue."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, TextIO
 
 from django.core.management.base import CommandError, OutputWrapper
@@ -16,41 +17,51 @@ _MAX_ID = 2**63 - 1  # bigint
 def candidates_by_ids(raw: str, *, target: str, status: str | None, action: str) -> list[Any]:
     """The candidates named by ``--ids`` wherever they sit in the queue (not only on the page
     that --limit/--offset select). An id that is missing is an error; so is, for a decision, an
-    id that names both an entity and an edge candidate under ``mixed``, and for ``alias`` one
-    that names an edge candidate: nothing is decided on a guess."""
+    id that names candidates of two kinds under ``mixed``, and for ``alias`` one that names an
+    edge or observation candidate: nothing is decided on a guess."""
     try:
         wanted = {int(x) for x in raw.split(",") if x.strip()}
     except ValueError as exc:
         raise CommandError("--ids must be comma-separated integers") from exc
     if not wanted or not all(0 < pk <= _MAX_ID for pk in wanted):
         raise CommandError("--ids must be positive candidate ids")
-    entities, edges = selectors.candidate_querysets(status=status)
-    found_entities = list(entities.filter(pk__in=wanted)) if target != "relationship" else []
-    found_edges = list(edges.filter(pk__in=wanted)) if target != "entity" else []
-    entity_ids = {row.pk for row in found_entities}
+    found = _by_kind(wanted, target=target, status=status)
+    entity_ids = {row.pk for row in found["entity"]}
     if action == "alias":
-        edge_only = sorted({row.pk for row in found_edges} - entity_ids)
-        if edge_only:
+        others = sorted({row.pk for row in [*found["edge"], *found["observation"]]} - entity_ids)
+        if others:
             raise CommandError(
-                "only entity candidates can be aliased; --ids names edge candidate(s) "
-                + ", ".join(map(str, edge_only))
+                "only entity candidates can be aliased; --ids names edge or observation "
+                "candidate(s) " + ", ".join(map(str, others))
             )
-        found_edges = []
-    both = entity_ids & {row.pk for row in found_edges}
-    if both and action != "list":
-        ambiguous = [row for row in [*found_entities, *found_edges] if row.pk in both]
-        matched = "; ".join(candidate_line(row) for row in ambiguous)
+        found = {"entity": found["entity"]}
+    rows = [row for kind_rows in found.values() for row in kind_rows]
+    seen = Counter(row.pk for row in rows)
+    if action != "list" and any(n > 1 for n in seen.values()):
+        matched = "; ".join(candidate_line(row) for row in rows if seen[row.pk] > 1)
         raise CommandError(
-            "--ids is ambiguous: an id names both an entity and an edge candidate "
-            f"({matched}); pass --target entity or --target edge"
+            "--ids is ambiguous: an id names candidates of more than one kind "
+            f"({matched}); pass --target entity or --target edge (or --target observation)"
         )
-    rows = [*found_entities, *found_edges]
-    missing = sorted(wanted - {row.pk for row in rows})
+    missing = sorted(wanted - set(seen))
     if missing:
-        kind = {"relationship": "edge", "mixed": "entity or edge"}.get(target, target)
+        kind = {"relationship": "edge", "mixed": "entity, edge or observation"}.get(target, target)
         where = f"{kind} candidates" + (f" with status {status}" if status else "")
         raise CommandError(f"--ids not found among {where}: {', '.join(map(str, missing))}")
     return rows
+
+
+def _by_kind(wanted: set[int], *, target: str, status: str | None) -> dict[str, list[Any]]:
+    """The candidates of each kind ``target`` takes whose ids are in ``wanted``."""
+    entities, edges = selectors.candidate_querysets(status=status)
+    observations = selectors.observation_candidates(status=status)
+    takes = {"entity": ("entity",), "relationship": ("edge",), "observation": ("observation",)}
+    kinds = takes.get(target, ("entity", "edge", "observation"))
+    querysets = {"entity": entities, "edge": edges, "observation": observations}
+    return {
+        kind: list(qs.filter(pk__in=wanted)) if kind in kinds else []
+        for kind, qs in querysets.items()
+    }
 
 
 def confirmed(*, prompt: str, stdin: TextIO, stdout: OutputWrapper) -> bool:

@@ -220,3 +220,21 @@ def test_a_decision_that_fails_for_some_candidates_exits_with_an_error(moderator
     good.refresh_from_db()
     orphan.refresh_from_db()
     assert (good.status, orphan.status) == ("approved", "pending")  # the good one still landed
+
+
+def test_observation_candidates_are_listed_and_decided_by_id(moderator):
+    from kg.models import Observation, ObservationCandidate
+    from kg.services import StagedObservation, stage_observations
+
+    ledger = EntityFactory(name="Ledger")
+    note = StagedObservation("Ledger: nightly", "nightly", "Ledger", ledger.pk)
+    stage_observations(observations=[note], origin="mcp:1")
+    cand = ObservationCandidate.objects.get()
+    out = run("kg_moderate", "list", "--target", "observation")
+    assert f"observation {cand.pk}: Ledger: nightly" in out
+    with pytest.raises(CommandError, match="only entity candidates can be aliased"):
+        run("kg_moderate", "alias", "--ids", str(cand.pk), "--canonical", str(ledger.pk),
+            "--user", "mod")  # fmt: skip
+    out = run("kg_moderate", "approve", "--ids", str(cand.pk), "--user", "mod")
+    assert f"ok   observation {cand.pk}: created observation 'Ledger: nightly'" in out
+    assert Observation.objects.get().entity == ledger

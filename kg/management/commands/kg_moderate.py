@@ -35,9 +35,10 @@ class Command(BaseCommand):
         parser.add_argument("action", choices=["list", "approve", "reject", "alias"])
         parser.add_argument(
             "--target",
-            choices=["entity", "edge", "relationship", "mixed"],
+            choices=["entity", "edge", "relationship", "observation", "mixed"],
             default="mixed",
-            help="entity, edge (or relationship) candidates, or mixed: both (default: %(default)s)",
+            help="entity, edge (or relationship) or observation candidates, or mixed: all "
+            "(default: %(default)s)",
         )
         parser.add_argument(
             "--status",
@@ -61,8 +62,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--ids",
             help="comma-separated candidate ids, anywhere in the queue (default: the page the "
-            "filters select); with --target mixed an id that names both an entity and an edge "
-            "candidate is refused for a decision",
+            "filters select); with --target mixed an id that names candidates of two kinds is "
+            "refused for a decision",
         )
         parser.add_argument(
             "--canonical",
@@ -162,7 +163,7 @@ class Command(BaseCommand):
             if opts["canonical"] is not None:
                 raise CommandError("--canonical applies only to alias")
             return
-        if target == "relationship":
+        if target in ("relationship", "observation"):
             raise CommandError("only entity candidates can be aliased: use --target entity")
         if not opts["ids"]:
             raise CommandError("alias needs --ids: the entity candidates to alias")
