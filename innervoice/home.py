@@ -17,7 +17,7 @@ from django.urls import path
 from innervoice import selectors
 from kg.api.permissions import MODERATE
 from kg.models import Edge, Entity
-from kg.selectors import candidate_querysets, memories_visible_to
+from kg.selectors import candidate_querysets, memories_visible_to, observation_candidates
 from thoughts.selectors import ThoughtFilters, thoughts_list
 
 RECENT = 5
@@ -39,7 +39,8 @@ def _summary(user: User) -> dict[str, Any]:
     }
     if user.has_perm(MODERATE):
         entities, edges = candidate_querysets(status="pending")
-        context["pending"] = entities.count() + edges.count()
+        observations = observation_candidates(status="pending")
+        context["pending"] = entities.count() + edges.count() + observations.count()
     return context
 
 

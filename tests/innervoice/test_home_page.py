@@ -39,6 +39,9 @@ def test_a_signed_in_user_sees_their_own_recent_thoughts_and_the_graph_size(
 
 
 def test_moderators_see_the_pending_count(moderator: Any) -> None:
+    from kg.services import StagedObservation, stage_observations
+
     EntityCandidateFactory()
     EntityCandidateFactory()
-    assert "2 candidates waiting for review" in home(moderator)
+    stage_observations(observations=[StagedObservation("Ledger: nightly")], origin="mcp:1")
+    assert "3 candidates waiting for review" in home(moderator)
