@@ -31,10 +31,15 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def _written(name: str, passage: str) -> bool:
-    """The name as a whole word (or words) of the passage, in any case."""
+def _found(name: str, passage: str) -> str | None:
+    """The name as the passage first writes it, as a whole word (or words), in any case."""
     pattern = r"(?<![\w])" + r"\s+".join(re.escape(w) for w in name.split()) + r"(?![\w])"
-    return re.search(pattern, passage, re.IGNORECASE) is not None
+    match = re.search(pattern, passage, re.IGNORECASE)
+    return match.group() if match else None
+
+
+def _written(name: str, passage: str) -> bool:
+    return _found(name, passage) is not None
 
 
 def _evidence(edge: ExtractedEdge, sentences: list[str]) -> str | None:
@@ -59,21 +64,24 @@ def ground(result: Extraction, text: str) -> Extraction:
     sentences = [_flat(text[a:b]) for a, b in sentence_spans(text)]
     entities: dict[str, ExtractedEntity] = {}
     for entity in result.entities:
-        if not _written(entity.name, passage):
+        surface = _found(entity.name, passage)  # the writer's spelling, not the model's
+        if surface is None:
             continue
         kind = entity.entity_type
         if kind not in ENTITY_TYPES:
-            kind = entity_type(entity.name, text)
-        entities.setdefault(entity.name.lower(), replace(entity, entity_type=kind))
+            kind = entity_type(surface, text)
+        entities.setdefault(entity.name.lower(), replace(entity, name=surface, entity_type=kind))
     edges: dict[tuple[str, str], ExtractedEdge] = {}
     for edge in result.edges:
-        if edge.source.lower() not in entities or edge.target.lower() not in entities:
+        ends = entities.get(edge.source.lower()), entities.get(edge.target.lower())
+        if ends[0] is None or ends[1] is None:
             continue
         evidence = _evidence(edge, sentences)
         if evidence is None:
             continue
         rel, flip = _relation(edge.rel_type)
-        src, dst = (edge.target, edge.source) if flip else (edge.source, edge.target)
+        src, dst = ends[0].name, ends[1].name
+        src, dst = (dst, src) if flip else (src, dst)
         edges.setdefault(
             (src.lower(), dst.lower()), replace(edge, source=src, target=dst, rel_type=rel,
                                                 evidence=evidence)

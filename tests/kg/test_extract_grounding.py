@@ -10,8 +10,9 @@ import json
 import pytest
 
 from kg.extraction import extract
-from kg.extraction.grounding import ENTITY_TYPES
+from kg.extraction.grounding import ENTITY_TYPES, ground
 from kg.extraction.lexicon import CANONICAL_RELATIONS
+from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
 
 PASSAGE = (
     "# fernhook\n\n"
@@ -97,3 +98,40 @@ def test_the_prompt_asks_for_the_evidence_sentence(grounded):
     prompt = json.dumps(grounded.requests[0]["body"])
     assert "evidence" in prompt and "verbatim" in prompt
     assert "SQLite" in prompt
+
+
+def _model_answer(entities, edges) -> Extraction:
+    return Extraction(
+        "grok",
+        "grok-test",
+        [ExtractedEntity(name, kind, 0.8) for name, kind in entities],
+        [ExtractedEdge(s, t, rel, 0.7, evidence=said) for s, t, rel, said in edges],
+    )
+
+
+def test_names_match_in_any_case_but_only_as_whole_words():
+    answer = _model_answer([("sqlite", "technology"), ("Go", "technology"), ("NAT", "tool")], [])
+    got = ground(answer, PASSAGE)
+    # "NAT" is inside "NATS", not a word of the passage; names take the passage's spelling.
+    assert {e.name for e in got.entities} == {"SQLite", "Go"}
+
+
+def test_a_verb_relation_is_mapped_and_its_ends_swapped_when_the_vocabulary_says_so():
+    answer = _model_answer(
+        [("NATS", "technology"), ("fernhook", "project")],
+        [("NATS", "fernhook", "hosts", "Incoming events are published to NATS")],
+    )
+    (edge,) = ground(answer, PASSAGE).edges
+    assert (edge.source, edge.rel_type, edge.target) == ("fernhook", "runs_on", "NATS")
+    assert edge.evidence == (
+        "Incoming events are published to NATS, and the dashboard reads them from there."
+    )
+
+
+def test_a_paraphrased_evidence_is_replaced_by_the_sentence_naming_both_ends():
+    answer = _model_answer(
+        [("fernhook", "project"), ("Go", "technology")],
+        [("fernhook", "Go", "built_with", "fernhook is implemented in the Go language.")],
+    )
+    (edge,) = ground(answer, PASSAGE).edges
+    assert edge.evidence == "fernhook is a webhook relay written in Go."
