@@ -117,35 +117,8 @@ def refused(name: str) -> bool:
     return len(name) > 60
 
 
-def clean(surface: str) -> str | None:
-    """The name a moderator would keep for ``surface``, or None."""
-    words = surface.replace("’", "'").split()  # noqa: RUF001
-    words = [w.strip("`*\"'") for w in words]
-    words = [w for w in words if w]
-    if not words:
-        return None
-    # A leading verb form from the start of a sentence: "Leaving Brightwave", "Asked Priyanka".
-    if (
-        len(words) > 1
-        and re.fullmatch(r"[A-Z][a-z]+(?:ed|ing)", words[0])
-        and words[0].lower() not in KNOWN_TYPES
-        and not _generic(" ".join(words[1:]))
-        and words[1][:1].isupper()
-    ):
-        words = words[1:]
-    # Judging adjectives are not part of a name: "the flaky integration tests".
-    while len(words) > 1 and words[0] in JUDGING:
-        words = words[1:]
-    # Leading modifiers before a name: "three-node Elasticsearch", "small Rust", "newer AGP".
-    strong = next(
-        (k for k, w in enumerate(words) if any(c.isupper() for c in w) or known_lower(w)), None
-    )
-    if (
-        strong
-        and all(w.islower() and not known_lower(w) for w in words[:strong])
-        and not _generic(" ".join(words[strong:]))
-    ):
-        words = words[strong:]
+def _without_kind_noun(words: list[str]) -> list[str]:
+    """The words of a name less a trailing noun that only says what kind of thing it is."""
     # A kind noun after a versioned name: "PostgreSQL 16 database", "Ender 3 board".
     if (
         len(words) > 2
@@ -175,6 +148,39 @@ def clean(surface: str) -> str | None:
         and known_type(" ".join(words[:-1])) is not None
     ):
         words = words[:-1]
+    return words
+
+
+def clean(surface: str) -> str | None:
+    """The name a moderator would keep for ``surface``, or None."""
+    words = surface.replace("’", "'").split()  # noqa: RUF001
+    words = [w.strip("`*\"'") for w in words]
+    words = [w for w in words if w]
+    if not words:
+        return None
+    # A leading verb form from the start of a sentence: "Leaving Brightwave", "Asked Priyanka".
+    if (
+        len(words) > 1
+        and re.fullmatch(r"[A-Z][a-z]+(?:ed|ing)", words[0])
+        and words[0].lower() not in KNOWN_TYPES
+        and not _generic(" ".join(words[1:]))
+        and words[1][:1].isupper()
+    ):
+        words = words[1:]
+    # Judging adjectives are not part of a name: "the flaky integration tests".
+    while len(words) > 1 and words[0] in JUDGING:
+        words = words[1:]
+    # Leading modifiers before a name: "three-node Elasticsearch", "small Rust", "newer AGP".
+    strong = next(
+        (k for k, w in enumerate(words) if any(c.isupper() for c in w) or known_lower(w)), None
+    )
+    if (
+        strong
+        and all(w.islower() and not known_lower(w) for w in words[:strong])
+        and not _generic(" ".join(words[strong:]))
+    ):
+        words = words[strong:]
+    words = _without_kind_noun(words)
     # Range marks and wildcards: "Python 3.9+" gives "Python 3.9"; "5.x" is not kept.
     if len(words) > 1 and re.fullmatch(r"v?\d+(?:\.\d+)*\.x", words[-1], re.IGNORECASE):
         words = words[:-1]
