@@ -5,10 +5,13 @@
 
 The development set (tests/agent/fixtures/distress/) has one file per writer, each written
 separately from the public warning-sign categories. Writer B (writer_b.jsonl) is held out: it
-is never fitted or tuned on. Every other writer is training data. --fit writes the model and
-prints the thresholds for ``semantic.PARAMS``, chosen leaving one training writer out at a time.
-Caught means risk or concern. The cost is the detector's p50 on held-out entries with the local
-model, against the p50 of a whole v3 init of the same entries (which includes it), in one run.
+is never fitted or tuned on. Every other writer is training data. --fit trains the sentence
+head (seeded: the same weights on every run on one machine), writes the model and prints the
+threshold for ``semantic.PARAMS``, chosen leaving one training writer out at a time, with the
+out-of-fold figures it was chosen on. Caught means risk or concern; "named" counts the flagged
+entries whose category is the labelled one. The cost is a whole v3 init of held-out entries
+with the detector against one with it switched off, alternating, in one run, and the head's
+own p50 (the sentence vectors already read).
 """
 
 from __future__ import annotations
@@ -42,6 +45,12 @@ from agent.safety.patterns import explicit_match  # noqa: E402
 FIXTURES = ROOT / "tests" / "agent" / "fixtures" / "distress"
 HELD_OUT = "writer_b.jsonl"
 SHARED_ORDINARY = ROOT.parent / "shared" / "datasets" / "crux_dev.jsonl"
+# Everyday journal entries by other writers (the crux set: people working through approval,
+# fear of failure, grief, conflict...), none of them at risk. The crux set's training writers
+# are training data here too; its held-out writers and the shared crux entries are only scored.
+CRUX = ROOT / "tests" / "agent" / "fixtures" / "crux"
+CRUX_TRAIN = ("writer_01", "writer_02", "writer_03", "writer_04")
+CRUX_HELD_OUT = ("writer_05", "writer_06")
 TARGETS = {"indirect": 0.90, "benign_risk": 0.05, "benign_any": 0.15, "ordinary": 0.02}
 
 
@@ -52,19 +61,44 @@ def load(name: str) -> list[dict[str, Any]]:
     return rows
 
 
+def crux_entries(writers: tuple[str, ...], fold: str | None = None) -> list[dict[str, Any]]:
+    """The crux set's entries by ``writers`` as ordinary entries about a hard day (their
+    category is the crux archetype), all in one fold named ``fold`` when given."""
+    rows = []
+    for writer in writers:
+        for line in (CRUX / f"{writer}.jsonl").read_text().splitlines():
+            if line:
+                item = json.loads(line)
+                rows.append(
+                    {
+                        "text": item["entry"],
+                        "label": "ordinary",
+                        "category": item["archetype"],
+                        "writer": fold or f"crux_{writer}",
+                    }
+                )
+    return rows
+
+
 def training_items() -> list[dict[str, Any]]:
     names = sorted(p.name for p in FIXTURES.glob("writer_*.jsonl") if p.name != HELD_OUT)
-    return [row for name in names for row in load(name)]
+    # The crux writers make one fold: left out together, they are an unseen writer's everyday
+    # entries, as the distress writers are one at a time.
+    return [row for name in names for row in load(name)] + crux_entries(CRUX_TRAIN, "crux_train")
 
 
-def levels(items: list[dict[str, Any]]) -> list[str]:
-    """Each item's level through the whole detector (patterns, then the shipped model)."""
-    return [assess([i["text"]], where="bench").level for i in items]
+Found = list[tuple[str, str | None]]  # each item's level and category
 
 
-def rates(items: list[dict[str, Any]], found: list[str]) -> dict[str, float]:
+def levels(items: list[dict[str, Any]]) -> Found:
+    """Each item's level and category through the whole detector (patterns, then the model)."""
+    found = [assess([i["text"]], where="bench") for i in items]
+    return [(a.level, a.category) for a in found]
+
+
+def rates(items: list[dict[str, Any]], found: Found) -> dict[str, float]:
     by: dict[str, list[str]] = defaultdict(list)
-    for item, level in zip(items, found, strict=True):
+    for item, (level, _) in zip(items, found, strict=True):
         by[item["label"]].append(level)
 
     def share(label: str, ok: tuple[str, ...]) -> float:
@@ -80,19 +114,23 @@ def rates(items: list[dict[str, Any]], found: list[str]) -> dict[str, float]:
     }
 
 
-def report(name: str, items: list[dict[str, Any]], found: list[str]) -> None:
+def report(name: str, items: list[dict[str, Any]], found: Found) -> None:
     r = rates(items, found)
     print(f"\n== {name}: {len(items)} entries")
     for key, value in r.items():
         target = TARGETS.get(key)
         print(f"  {key:14s} {value:6.3f}" + (f"   target {target}" if target else ""))
-    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for item, level in zip(items, found, strict=True):
-        groups[(item["label"], item["category"])].append(level)
-    for (label, category), got in sorted(groups.items()):
-        flagged = sum(level != "none" for level in got)
-        risk = sum(level == "risk" for level in got)
-        print(f"  {label:12s} {category:26s} flagged {flagged:3d}/{len(got):3d}  risk {risk:3d}")
+    groups: dict[tuple[str, str], Found] = defaultdict(list)
+    for item, one in zip(items, found, strict=True):
+        groups[(item["label"], item["category"])].append(one)
+    for (label, category), group in sorted(groups.items()):
+        flagged = sum(level != "none" for level, _ in group)
+        risk = sum(level == "risk" for level, _ in group)
+        line = f"  {label:12s} {category:26s} flagged {flagged:3d}/{len(group):3d}  risk {risk:3d}"
+        if label in training.SIGN:
+            named = sum(level != "none" and got == category for level, got in group)
+            line += f"  named {named:3d}"
+        print(line)
 
 
 def fit() -> None:
@@ -102,34 +140,48 @@ def fit() -> None:
         training.Example(i["writer"], i["label"], i["category"], r.sentences, r.whole)
         for i, r in zip(items, readings, strict=True)
     ]
-    explicit = np.array([explicit_match(i["text"]) is not None for i in items])
-    model, params, chances = training.fit(entries, explicit)
-    found = [
-        "risk" if e else ("none" if c < params.concern else "concern")
-        for c, e in zip(chances, explicit, strict=True)
-    ]
-    writers = sorted({i["writer"] for i in items})
-    report(f"training writers {writers}, each read out of fold (levels not split)", items, found)
-    frontier(items, chances, explicit)
+    patterns = [explicit_match(i["text"]) for i in items]
+    explicit = np.array([p is not None for p in patterns])
+    model, params, chances, categories = training.fit(entries, explicit)
+    found: Found = []
+    for chance, category, pattern in zip(chances, categories, patterns, strict=True):
+        if pattern:  # the patterns come first, as in assess
+            found.append(("risk", pattern))
+        elif chance < params.concern or category is None:
+            found.append(("none", None))
+        else:
+            found.append(("risk" if category in semantic.URGENT else "concern", category))
+    writers = ", ".join(sorted({i["writer"] for i in items}))
+    report(f"training writers ({writers}), each read out of fold", items, found)
+    urgent = np.array([c in semantic.URGENT for c in categories])
+    frontier(items, chances, explicit, urgent)
     model.save(semantic.MODEL_PATH)
     print(f"\nwrote {semantic.MODEL_PATH.relative_to(ROOT)}; set semantic.PARAMS to:\n  {params}")
 
 
-def frontier(items: list[dict[str, Any]], chances: np.ndarray, explicit: np.ndarray) -> None:
-    """What each concern threshold gives out of fold: the trade the thresholds were chosen on."""
+def frontier(
+    items: list[dict[str, Any]], chances: np.ndarray, explicit: np.ndarray, urgent: np.ndarray
+) -> None:
+    """What each concern threshold gives out of fold: the trade the threshold was chosen on."""
     labels = np.array([i["label"] for i in items])
-    print("\n  threshold  indirect  dark-but-safe  ordinary   (flagged, out of fold)")
-    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95):
+    print("\n  out of fold: threshold, indirect caught, dark-but-safe flagged (at risk), ordinary")
+    for t in (0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.8, 0.9, 0.95):
         flagged = explicit | (chances >= t)
-        shares = [flagged[labels == k].mean() for k in ("indirect", "benign_dark", "ordinary")]
-        print(f"  {t:9.2f}  " + "  ".join(f"{v:8.3f}" for v in shares))
+        at_risk = explicit | (urgent & flagged)
+        benign = labels == "benign_dark"
+        print(
+            f"  {t:9.2f}  {flagged[labels == 'indirect'].mean():8.3f}  "
+            f"{flagged[benign].mean():8.3f} ({at_risk[benign].mean():.3f})  "
+            f"{flagged[labels == 'ordinary'].mean():8.3f}"
+        )
 
 
 def cost(items: list[dict[str, Any]]) -> None:
     """p50 of a v3 init with the detector (ours) and with it switched off (the baseline), on
     the same entries, alternating. Each text is new to every cache in both modes (the baseline
-    reads it with a trailing newline, which the model reads the same way)."""
-    from agent.engine import loop
+    reads it with a trailing newline, which the model reads the same way; the cache of the
+    entry's spans, which the two texts share, is emptied before each)."""
+    from agent.engine import compose, loop
     from agent.safety import NONE
     from agent.schemas import JournalEntry
 
@@ -143,10 +195,12 @@ def cost(items: list[dict[str, Any]]) -> None:
     try:
         for item in items[:150]:
             loop.assess = real
+            compose._embed_spans.cache_clear()
             t0 = time.perf_counter()
             loop.start(JournalEntry(text=item["text"]))
             ours.append((time.perf_counter() - t0) * 1000)
             loop.assess = off  # type: ignore[assignment]
+            compose._embed_spans.cache_clear()
             t0 = time.perf_counter()
             loop.start(JournalEntry(text=item["text"] + "\n"))
             base.append((time.perf_counter() - t0) * 1000)
@@ -156,6 +210,16 @@ def cost(items: list[dict[str, Any]]) -> None:
     print(f"\n== cost: v3 init on {len(ours)} held-out entries, local model, alternating")
     print(f"  with the detector p50 {o:.2f} ms; without it (baseline) p50 {b:.2f} ms")
     print(f"  added {o - b:+.2f} ms (target <= 10 ms); ratio {o / b:.2f}x")
+    readings = [semantic.read_texts([i["text"]]) for i in items[:150]]
+    head, times = semantic.model(), []
+    for reading in readings * 5:
+        t0 = time.perf_counter()
+        semantic.read(reading, head)
+        times.append((time.perf_counter() - t0) * 1000)
+    size = semantic.MODEL_PATH.stat().st_size / 1e6
+    print(
+        f"  the head alone, p50 {statistics.median(times):.3f} ms an entry; model.npz {size:.2f} MB"
+    )
 
 
 def main() -> None:
@@ -176,6 +240,8 @@ def main() -> None:
         if line
     ]
     report("ordinary: the crux dev entries", shared, levels(shared))
+    crux_held = crux_entries(CRUX_HELD_OUT)
+    report("ordinary: the crux set's held-out writers", crux_held, levels(crux_held))
     if not args.no_cost:
         cost(held)
 

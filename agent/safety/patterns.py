@@ -12,33 +12,42 @@ from __future__ import annotations
 
 import re
 
+# The writer's own self: journal writers address themselves as "you" as often as "I".
+_SELF = r"(?:myself|myslef|my self|yourself|your self)"
+_OWN = r"(?:my|your)(?: own)?"
 SELF_HARM = [
-    r"\b(?:hurt|hurting|harm|harming|cut|cutting|burn|burning) myself\b",
+    r"\b(?:hurt|hurting) (?:myself|myslef|my self)\b",
+    rf"\b(?:harm|harming|cut|cutting|burn|burning) {_SELF}\b",
     r"\bself[- ]?harm\w*",
 ]
 EXPLICIT = [
-    r"\bkill(?:ed|ing|s)? (?:myself|myslef|my self)\b",
-    r"\b(?:hang|hanging|hanged|shoot|shooting|shot|drown|drowning|poison|poisoning) myself\b",
-    r"\b(?:unalive|off) myself\b",
+    rf"\bkill(?:ed|ing|s)? {_SELF}\b",
+    rf"\b(?:hang|hanging|hanged|shoot|shooting|shot|drown|drowning|poison|poisoning) {_SELF}\b",
+    rf"\b(?:unalive|off) {_SELF}\b",
     r"\bkms\b",
     r"\bsuicid\w*",
-    r"\b(?:end|ending|take|taking|finish|finishing) (?:my|my own) life\b",
-    r"\bwant(?:ed)? to (?:die|be dead)\b",
+    rf"\b(?:end|ends|ending|ended|take|takes|taking|took|taken|finish|finishing) {_OWN} life\b",
+    r"\b(?:want|wanted|wanting|wanna) (?:to )?(?:die|be dead)\b",
+    r"\b(?:'d|would|id) (?:much )?rather be dead\b",
     r"\b(?:plan|planning|planned|try|trying|tried|intend|intending|decided|chose) to (?:die|be "
-    r"dead|end it(?: all)?|jump|kill myself)\b",
+    r"dead|end it(?: all)?|jump|kill (?:myself|yourself))\b",
     r"\bending it all\b|\bend it all\b",
-    r"\b(?:thinking|think|thought|thoughts) (?:about|of) (?:dying|killing myself|ending my life|"
-    r"ending it(?: all)?|hanging myself|jumping (?:off|in front))\b",
+    r"\b(?:thinking|think|thought|thoughts) (?:about|of) (?:dying|killing (?:myself|yourself)|"
+    r"ending (?:my|your) life|ending it(?: all)?|hanging (?:myself|yourself)|jumping (?:off|in "
+    r"front))\b",
     r"\b(?:i|i've|i have) attempted\b|\battempted (?:tonight|last night|again|today)\b",
     r"\bhope i (?:don't|dont|do not|won't|wont) wake up\b",
     r"\bso (?:that )?i (?:don't|dont|won't|wont|never) wake up\b",
+    r"\b(?:fall|go|went|drift) (?:to )?(?:asleep|sleep) and (?:not|never) wake up\b",
     r"\b(?:hate|can't stand|cant stand|cannot stand|sick of|tired of) being alive\b",
     r"\btake all (?:my|the|of my) (?:pills|tablets|meds|medication)\b",
-    r"\buse (?:it|them) on myself\b",
+    r"\buse (?:it|them) on (?:myself|yourself)\b",
     r"\bdone (?:living|with living|with being alive)\b",
-    r"\bwish(?:ed)? (?:i was|i were|i'd|id) dead\b",
-    r"\bwish i (?:could )?(?:just )?(?:not wake up|wasn't (?:here|alive)|didn't exist)\b",
-    r"\b(?:don't|dont|do not) want to (?:be alive|live|exist|be here anymore|wake up)\b",
+    r"\bwish(?:ed)? (?:i was|i were|i'd|id|you were|you was) dead\b",
+    r"\bwish (?:i|you) (?:could )?(?:just )?(?:not wake up|wasn't (?:here|alive)|weren't (?:here|"
+    r"alive)|didn't exist)\b",
+    r"\b(?:don't|dont|do not) (?:want|wanna) (?:to )?(?:be alive|live|exist|be here anymore|wake "
+    r"up)\b",
     r"\bbetter off dead\b",
     r"\boverdos\w*",
     r"\bno reason to (?:live|go on|keep going)\b",
@@ -54,6 +63,9 @@ IDIOMS = [
     r"\bdied of (?:embarrassment|boredom|laughter|shame)\b",
     r"\bmurdered (?:\w+ )?(?:song|that|it|bohemian)\b",
     r"\bto die for\b",
+    r"\b(?:die|be dead) than\b",
+    r"\bkill (?:myself|yourself) (?:laughing|over|trying|for)\b",
+    r"\bwant(?:ed)? to die (?:of|from) (?:embarrassment|shame|boredom|laughing)\b",
     r"\bdeath saves?\b",
     r"\bkilling blow\b",
     r"\b(?!i\b)\w+ thought (?:i|i'd) (?:had )?(?:cut|hurt) myself\b",
@@ -63,6 +75,9 @@ _PATTERNS = [("explicit", re.compile(p, re.IGNORECASE)) for p in EXPLICIT] + [
     ("self_harm", re.compile(p, re.IGNORECASE)) for p in SELF_HARM
 ]
 _IDIOMS = [re.compile(p, re.IGNORECASE) for p in IDIOMS]
+# Quoted speech: words in quotation marks (double, or single ones that open after a space).
+_QUOTED = re.compile(r"\"[^\"\n]{1,400}\"|(?<![\w'])'(?:[^'\n]|'(?=\w)){1,400}'(?!\w)")
+_YOU = re.compile(r"\byour(?= ?self\b| own\b| life\b)", re.IGNORECASE)
 
 
 def normalise_quotes(text: str) -> str:
@@ -78,8 +93,15 @@ def without_idioms(text: str) -> str:
     return text if cleaned == normalise_quotes(text) else cleaned
 
 
+def others_addressed(text: str) -> str:
+    """``text`` with "your(self)" inside quoted speech made "their(self)": a writer who
+    addresses themselves as "you" does it in their own voice, while "you" in quotation marks
+    is someone speaking to someone else ("are you thinking about killing yourself?")."""
+    return _QUOTED.sub(lambda quote: _YOU.sub("their", quote.group(0)), text)
+
+
 def explicit_match(text: str) -> str | None:
-    """The category ("explicit" or "self_harm") when ``text`` states, in the first person, an
-    intent to die or to self-harm; None otherwise."""
-    cleaned = normalise_quotes(without_idioms(text))
+    """The category ("explicit" or "self_harm") when ``text`` states, in the first person (or
+    in the second, addressing oneself), an intent to die or to self-harm; None otherwise."""
+    cleaned = others_addressed(normalise_quotes(without_idioms(text)))
     return next((category for category, p in _PATTERNS if p.search(cleaned)), None)

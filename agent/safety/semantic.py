@@ -1,28 +1,28 @@
 """Layer 2 of the distress detector: warning signs read by meaning with the local sentence model.
 
-Two steps, both linear read-outs of all-MiniLM-L6-v2 sentence vectors, shipped in
-``model.npz``:
+Each sentence of the entry is an all-MiniLM-L6-v2 vector (``pool``: layers 2, 4 and 6, read
+in the context of the whole text). A small multilayer perceptron, shipped in ``model.npz`` and
+run here in numpy, gives every sentence a logit per class: the warning-sign categories
+(CATEGORIES) and safe classes (the safe look-alikes of ``bank.json``: grief for someone else,
+idioms, fiction and games, moving house, a will for a new baby, quitting a job, tiredness...;
+the everyday sentences of ``neutral.json``; and the training writers' dark-but-safe, ordinary
+and hard-day entries). A sentence's **sign score** is how much likelier any category is than
+any safe class (log odds); the entry's is the highest over its sentences and over the whole
+text read as one sentence (multiple-instance learning: one sentence is enough to show a sign,
+and a label says that a sign is there, not where).
 
-1. **Each sentence against the bank.** A multinomial logistic regression gives every sentence
-   a probability per warning-sign category (CATEGORIES) and per "safe" class: the curated
-   statements of ``bank.json`` (written from public suicide-prevention guidance, with safe
-   look-alikes: grief for someone else, idioms, fiction and games, moving house, a will for a
-   new baby, quitting a job, tiredness), everyday sentences (``neutral.json``), and sentences
-   of the training writers' entries.
-2. **The entry as a whole.** One sentence rarely decides alone: "strange how calm I feel now
-   it's decided" is a warning sign after months of lows and relief after quitting a job. A
-   logistic regression over the sentence probabilities pooled across the entry (each class's
-   highest and mean, and the two sentences with most warning sign) gives the chance that the
-   entry shows a sign at all.
-
-A detection needs that chance at ``Params.concern``; its category is the one the entry's
-sentences read most like, and the category sets the level (URGENT: risk; otherwise concern). Both models and the thresholds were chosen on the training writers only, never on the
-held-out writer (``bench/distress.py --fit``; docs/benchmarks.md gives the held-out figures).
+A detection needs the entry's chance of a sign (the logistic of its score) at
+``Params.concern``. Its category is the one that any of its sentences reads most like (the
+head's highest probability of a category in any row), and the category sets the level
+(URGENT: risk; otherwise concern). The head and the threshold were chosen on the training
+writers only, never on the held-out writer (``agent/safety/training.py``,
+``bench/distress.py --fit``; docs/benchmarks.md gives the held-out figures).
 """
 
 from __future__ import annotations
 
 import re
+import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -64,7 +64,7 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class Params:
-    concern: float = 0.65  # the entry model's chance of a sign at which it is detected
+    concern: float = 0.37  # the entry's chance of a sign at which it is detected
 
 
 PARAMS = Params()
@@ -72,37 +72,75 @@ PARAMS = Params()
 
 @dataclass(frozen=True)
 class Model:
-    sentence_weights: np.ndarray  # (d, classes)
-    sentence_bias: np.ndarray  # (classes,)
-    classes: tuple[str, ...]  # CATEGORIES among them; the others are safe classes
-    entry_weights: np.ndarray  # (features,)
-    entry_bias: float
+    """The sentence head: DIM -> hidden (GELU, tanh form) -> one logit per class."""
 
-    @property
-    def risk_columns(self) -> np.ndarray:
-        return np.array([self.classes.index(c) for c in CATEGORIES])
+    hidden_weights: np.ndarray  # (DIM, hidden)
+    hidden_bias: np.ndarray  # (hidden,)
+    out_weights: np.ndarray  # (hidden, classes)
+    out_bias: np.ndarray  # (classes,)
+    classes: tuple[str, ...]  # CATEGORIES first, in that order; then the safe classes
+
+    def logits(self, vectors: np.ndarray) -> np.ndarray:
+        """(rows, classes) for (rows, DIM) sentence vectors. The products are numpy's own loops
+        (einsum), not BLAS: a BLAS product this size starts OpenBLAS's threads, which then spin
+        for ~0.1 s beside the model's, and the rest of a v3 init (embedding the entry's
+        spans) took ~90 ms longer; the loops take ~0.5 ms for an entry."""
+        h = np.einsum("ij,jk->ik", vectors, self.hidden_weights, optimize=False)
+        h = h + self.hidden_bias
+        h = 0.5 * h * (1.0 + np.tanh(0.7978845608028654 * (h + 0.044715 * h**3)))
+        out = np.einsum("ij,jk->ik", h, self.out_weights, optimize=False)
+        return np.asarray(out + self.out_bias)
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(
-            path,
-            sentence_weights=self.sentence_weights,
-            sentence_bias=self.sentence_bias,
-            classes=np.array(self.classes),
-            entry_weights=self.entry_weights,
-            entry_bias=np.array([self.entry_bias]),
+        """An ``.npz`` of the weights in half precision (see ``rounded``), byte for byte the
+        same for the same weights (no time stamps)."""
+        arrays = {
+            "hidden_weights": self.hidden_weights.astype(np.float16),
+            "hidden_bias": self.hidden_bias.astype(np.float16),
+            "out_weights": self.out_weights.astype(np.float16),
+            "out_bias": self.out_bias.astype(np.float16),
+            "classes": np.array(self.classes),
+        }
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, array in arrays.items():
+                member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                member.compress_type = zipfile.ZIP_DEFLATED
+                with archive.open(member, "w") as out:
+                    np.lib.format.write_array(out, array, allow_pickle=False)
+
+    def rounded(self) -> Model:
+        """The same head with its weights rounded to the half precision they ship in (so a head
+        fitted in memory and the same head read back from disk decide alike)."""
+
+        def half(weights: np.ndarray) -> np.ndarray:
+            return np.asarray(weights).astype(np.float16).astype(np.float32)
+
+        return Model(
+            half(self.hidden_weights),
+            half(self.hidden_bias),
+            half(self.out_weights),
+            half(self.out_bias),
+            self.classes,
         )
+
+    @classmethod
+    def load(cls, path: Path) -> Model:
+        with np.load(path) as data:
+            classes = tuple(str(c) for c in data["classes"])
+            if classes[: len(CATEGORIES)] != CATEGORIES:
+                raise ValueError(f"{path}: the categories must come first, in CATEGORIES order")
+            return cls(
+                data["hidden_weights"],
+                data["hidden_bias"],
+                data["out_weights"],
+                data["out_bias"],
+                classes,
+            ).rounded()
 
 
 @lru_cache(maxsize=1)
 def model() -> Model:
-    with np.load(MODEL_PATH) as data:
-        return Model(
-            sentence_weights=data["sentence_weights"].astype(np.float32),
-            sentence_bias=data["sentence_bias"].astype(np.float32),
-            classes=tuple(str(c) for c in data["classes"]),
-            entry_weights=data["entry_weights"].astype(np.float64),
-            entry_bias=float(data["entry_bias"][0]),
-        )
+    return Model.load(MODEL_PATH)
 
 
 def spans(text: str) -> list[tuple[int, int]]:
@@ -171,45 +209,33 @@ def embed_whole(texts: list[str], batch: int = 64) -> np.ndarray:
     return np.vstack(rows)
 
 
-def sentence_probabilities(
-    vectors: np.ndarray, weights: np.ndarray, bias: np.ndarray
-) -> np.ndarray:
-    """(sentences, classes): each sentence's probability of each class."""
-    logits = vectors @ weights + bias
-    logits -= logits.max(axis=1, keepdims=True)
-    odds = np.exp(logits)
-    return np.asarray(odds / odds.sum(axis=1, keepdims=True))
+def sign_scores(logits: np.ndarray) -> np.ndarray:
+    """(rows,): log odds of any warning-sign category against any safe class, per row."""
+
+    def logsumexp(x: np.ndarray) -> np.ndarray:
+        top = x.max(axis=1)
+        return np.asarray(top + np.log(np.exp(x - top[:, None]).sum(axis=1)))
+
+    n = len(CATEGORIES)
+    return logsumexp(logits[:, :n]) - logsumexp(logits[:, n:])
 
 
-def entry_features(
-    probabilities: np.ndarray, whole: np.ndarray, risk_columns: np.ndarray
-) -> np.ndarray:
-    """What the entry model reads: each class's highest and mean probability over the
-    sentences and its probability for the whole text, and the warning-sign mass of the
-    entry's first and second such sentence."""
-    mass = np.sort(probabilities[:, risk_columns].sum(axis=1))[::-1]
-    second = mass[1] if len(mass) > 1 else 0.0
-    return np.concatenate(
-        [
-            probabilities.max(axis=0),
-            probabilities.mean(axis=0),
-            whole,
-            [mass[0], second, mass.mean()],
-        ]
-    )
+def judge(m: Model, sentences: np.ndarray, whole: np.ndarray) -> tuple[float, str]:
+    """The entry's chance of a sign (the logistic of its highest sentence score, the whole
+    text counting as one more sentence) and its category: the one that any of its sentences
+    reads most like (the highest probability of a category in any row)."""
+    logits = m.logits(np.vstack([sentences, whole[None, :]]))
+    top = float(sign_scores(logits).max())
+    odds = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probabilities = odds / odds.sum(axis=1, keepdims=True)
+    category = CATEGORIES[int(probabilities[:, : len(CATEGORIES)].max(axis=0).argmax())]
+    return float(1.0 / (1.0 + np.exp(-top))), category
 
 
-def sign_chance(features: np.ndarray, weights: np.ndarray, bias: float) -> float:
-    return float(1.0 / (1.0 + np.exp(-(features @ weights + bias))))
-
-
-def decide(
-    chance: float, probabilities: np.ndarray, risk_columns: np.ndarray, params: Params = PARAMS
-) -> tuple[str, str | None]:
-    """(level, category) from the entry's chance of a sign and its sentences' probabilities."""
+def decide(chance: float, category: str, params: Params = PARAMS) -> tuple[str, str | None]:
+    """(level, category) from the entry's chance of a sign and its category."""
     if chance < params.concern:
         return "none", None
-    category = CATEGORIES[int(probabilities[:, risk_columns].max(axis=0).argmax())]
     return ("risk" if category in URGENT else "concern"), category
 
 
@@ -217,11 +243,7 @@ def read(reading: Reading, m: Model, params: Params = PARAMS) -> tuple[str, str 
     """(level, category) of everything the writer wrote."""
     if not len(reading.sentences):
         return "none", None
-    probabilities = sentence_probabilities(reading.sentences, m.sentence_weights, m.sentence_bias)
-    whole = sentence_probabilities(reading.whole[None, :], m.sentence_weights, m.sentence_bias)
-    features = entry_features(probabilities, whole[0], m.risk_columns)
-    chance = sign_chance(features, m.entry_weights, m.entry_bias)
-    return decide(chance, probabilities, m.risk_columns, params)
+    return decide(*judge(m, reading.sentences, reading.whole), params)
 
 
 def assess(texts: list[str], params: Params = PARAMS) -> tuple[str, str | None]:

@@ -1,18 +1,25 @@
-"""How ``model.npz`` is made (``bench/distress.py --fit``); nothing here runs in a request.
+"""How ``model.npz`` is made (``bench/distress.py --fit``); nothing here runs in a request, and
+this is the only place torch is used (the shipped head runs in numpy: ``semantic.Model``).
 
-**Sentence model** (multinomial logistic regression), from:
-- the bank (``bank.json``): statements per warning-sign category, and safe look-alikes;
-- everyday sentences (``neutral.json``);
-- the training writers' entries (never the held-out writer): every sentence of a
-  dark-but-safe or ordinary entry is a negative, since none of them shows a sign; from an entry
-  with a sign, the one sentence that a bank-only model finds closest to the entry's labelled
-  category is a positive of that category (multiple-instance learning: the label says a sign is
-  there, not where).
+**The sentence head** (a multilayer perceptron over each sentence's vector, one logit per
+class; ``semantic`` explains how an entry is read from it) is trained in one go on:
 
-**Entry model** (logistic regression over ``semantic.entry_features``), fitted on features that
-are out of fold: each training writer's entries are read by a sentence model fitted without
-that writer, as an unseen writer's would be. The thresholds are chosen on the entry model's
-out-of-fold chances the same way, leaving one writer out at a time.
+- the bank (``bank.json``): statements per warning-sign category, and safe look-alikes, each
+  its own class; everyday sentences (``neutral.json``), one class per group: cross-entropy,
+  each class weighted alike;
+- the training writers' entries (never the held-out writer), by multiple-instance learning:
+  the entry's chance of a sign (its highest sentence score) against its label, the two labels
+  weighted alike; an entry with a sign also teaches its labelled category to its
+  highest-scoring sentence (the label says a sign is there, not where); every sentence of a
+  dark-but-safe or ordinary entry is taught, more weakly, its entry's safe class
+  (``dev:dark_but_safe``, ``dev:ordinary``, or ``dev:struggling`` for an ordinary entry about a
+  hard day, which reads most like a sign without being one).
+
+**The threshold** is chosen on out-of-fold chances: each training writer's entries are read by
+a head trained without that writer, as an unseen writer's would be (``thresholds``).
+
+Every run is seeded (``SEED``), on one thread with torch's deterministic algorithms, so a refit
+gives the same weights on the same kind of machine.
 """
 
 from __future__ import annotations
@@ -21,25 +28,31 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agent.safety.semantic import (
-    CATEGORIES,
-    URGENT,
-    Model,
-    Params,
-    embed_whole,
-    entry_features,
-    sentence_probabilities,
-    sign_chance,
-)
+from agent.safety.semantic import CATEGORIES, DIM, URGENT, Model, Params, embed_whole, judge
+
+if TYPE_CHECKING:
+    import torch
 
 HERE = Path(__file__).parent
-SENTENCE_C = 16.0  # inverse L2 strength of the sentence model
-ENTRY_C = 1.0  # ... and of the entry model
 NEGATIVE = {"benign_dark": "dev:dark_but_safe", "ordinary": "dev:ordinary"}
+STRUGGLING = "dev:struggling"
 SIGN = ("indirect", "explicit")
+# The head and its training (compared out of fold on the training writers only).
+HIDDEN = 256
+DROPOUT_INPUT = 0.1
+DROPOUT_HIDDEN = 0.3
+EPOCHS = 30
+BATCH = 32  # entries per step
+BANK_BATCH = 64  # bank statements per step
+LEARNING_RATE = 2e-3
+WEIGHT_DECAY = 1e-3
+CATEGORY_WEIGHT = 0.5  # the category terms of the entries, against their sign term
+SAFE_SENTENCE_WEIGHT = 0.3  # a safe entry's sentences, against a signed entry's top sentence
+SEED = 0  # fixed, not chosen: other seeds move the figures a little (docs/benchmarks.md)
 
 
 @dataclass
@@ -50,21 +63,25 @@ class Example:
     label: str
     category: str
     vectors: np.ndarray  # its sentences
-    whole: np.ndarray  # the entry's own embedding
-
-
-@dataclass(frozen=True)
-class SentenceModel:
-    weights: np.ndarray
-    bias: np.ndarray
-    classes: tuple[str, ...]
+    whole: np.ndarray  # the entry read as one sentence
 
     @property
-    def risk_columns(self) -> np.ndarray:
-        return np.array([self.classes.index(c) for c in CATEGORIES])
+    def sign(self) -> bool:
+        return self.label in SIGN
 
-    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
-        return sentence_probabilities(vectors, self.weights, self.bias)
+    @property
+    def target(self) -> str:
+        """The class its sentences are taught (the top one only, for an entry with a sign)."""
+        if self.sign:
+            return self.category if self.category in CATEGORIES else "explicit"
+        if self.label == "ordinary" and self.category != "ordinary":
+            return STRUGGLING
+        return NEGATIVE[self.label]
+
+    @property
+    def rows(self) -> np.ndarray:
+        """What the head reads: the sentences, then the whole entry."""
+        return np.vstack([self.vectors, self.whole[None, :]]).astype(np.float32)
 
 
 @lru_cache(maxsize=1)
@@ -84,54 +101,113 @@ def bank_examples() -> tuple[np.ndarray, tuple[str, ...]]:
     return embed_whole(texts), tuple(labels)
 
 
-def _logistic(x: np.ndarray, labels: list[str], c: float) -> tuple[np.ndarray, np.ndarray, list]:
-    from sklearn.linear_model import LogisticRegression
-
-    fitted = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, labels)
-    return fitted.coef_, fitted.intercept_, list(fitted.classes_)
+def class_names(bank_labels: tuple[str, ...]) -> tuple[str, ...]:
+    safe = sorted({c for c in bank_labels if c not in CATEGORIES})
+    return (*CATEGORIES, *safe, *NEGATIVE.values(), STRUGGLING)
 
 
-def fit_sentences(x: np.ndarray, labels: list[str], c: float = SENTENCE_C) -> SentenceModel:
-    coef, intercept, classes = _logistic(x, labels, c)
-    return SentenceModel(
-        coef.T.astype(np.float32), intercept.astype(np.float32), tuple(map(str, classes))
-    )
+def _head(classes: int) -> tuple[torch.nn.Sequential, torch.nn.Linear, torch.nn.Linear]:
+    """The network, and its two weighted layers."""
+    from torch import nn
+
+    hidden, out = nn.Linear(DIM, HIDDEN), nn.Linear(HIDDEN, classes)
+    layers = (nn.Dropout(DROPOUT_INPUT), hidden, nn.GELU(approximate="tanh"))
+    return nn.Sequential(*layers, nn.Dropout(DROPOUT_HIDDEN), out), hidden, out
 
 
-def entry_sentences(entries: list[Example], seed: SentenceModel) -> tuple[np.ndarray, list[str]]:
-    """Sentences of training entries with their classes (see the module's docstring)."""
-    rows: list[np.ndarray] = []
-    labels: list[str] = []
-    for entry in entries:
-        if not len(entry.vectors):
-            continue
-        if entry.label in NEGATIVE:
-            # A hard day (self-doubt, loneliness, burnout) is its own class: it reads most like
-            # a warning sign without being one.
-            struggling = entry.label == "ordinary" and entry.category != "ordinary"
-            rows.append(entry.vectors)
-            labels += ["dev:struggling" if struggling else NEGATIVE[entry.label]] * len(
-                entry.vectors
+def _sign_scores(logits: torch.Tensor) -> torch.Tensor:
+    import torch
+
+    n = len(CATEGORIES)
+    return torch.logsumexp(logits[:, :n], 1) - torch.logsumexp(logits[:, n:], 1)
+
+
+def train(entries: list[Example], seed: int) -> Model:
+    """One head trained on the bank and ``entries`` (see the module's docstring), on one
+    thread: the sums' order, and so the weights, would otherwise depend on the core count."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _train(entries, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(entries: list[Example], seed: int) -> Model:
+    import torch
+    from torch.nn import functional
+    from torch.nn.utils.rnn import pad_sequence
+
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng(seed)
+    bank_x, bank_labels = bank_examples()
+    classes = class_names(bank_labels)
+    index = {c: k for k, c in enumerate(classes)}
+    entries = [e for e in entries if len(e.vectors)]
+    rows = [e.rows for e in entries]
+    sizes = np.array([len(r) for r in rows])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    x = torch.from_numpy(np.vstack(rows))
+    sign = torch.tensor([e.sign for e in entries], dtype=torch.float32)
+    target = torch.tensor([index[e.target] for e in entries])
+    bank = torch.from_numpy(np.asarray(bank_x, dtype=np.float32))
+    bank_y = torch.tensor([index[c] for c in bank_labels])
+    counts = np.bincount(bank_y.numpy(), minlength=len(classes)) + 1
+    class_weight = torch.tensor(counts.sum() / counts / len(classes), dtype=torch.float32)
+    safe_weight = float(sign.sum() / (1 - sign).sum())  # the two labels count alike
+
+    head, hidden, out = _head(len(classes))
+    optimiser = torch.optim.AdamW(head.parameters(), lr=LEARNING_RATE, weight_decay=WEIGHT_DECAY)
+    head.train()
+    for _ in range(EPOCHS):
+        order = rng.permutation(len(entries))
+        for first in range(0, len(order), BATCH):
+            batch = order[first : first + BATCH]
+            size = sizes[batch]
+            picked = np.concatenate([np.arange(starts[i], starts[i] + sizes[i]) for i in batch])
+            logits = head(x[picked])
+            scores = pad_sequence(
+                list(torch.split(_sign_scores(logits), size.tolist())),
+                batch_first=True,
+                padding_value=-torch.inf,
             )
-            continue
-        category = entry.category if entry.category in CATEGORIES else "explicit"
-        column = seed.classes.index(category)
-        best = int(seed.probabilities(entry.vectors)[:, column].argmax())
-        rows.append(entry.vectors[best : best + 1])
-        labels.append(category)
-    return np.vstack(rows), labels
+            entry_score, top = scores.max(1)
+            y = sign[batch]
+            loss = functional.binary_cross_entropy_with_logits(
+                entry_score, y, weight=torch.where(y > 0, 1.0, safe_weight)
+            )
+            owner = torch.repeat_interleave(torch.arange(len(batch)), torch.from_numpy(size))
+            per_row = functional.cross_entropy(logits, target[batch][owner], reduction="none")
+            offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(size)[:-1]]))
+            top_row = per_row[offsets + top]
+            mean_row = torch.zeros(len(batch)).index_add(0, owner, per_row) / torch.from_numpy(
+                size
+            ).to(torch.float32)
+            category = torch.where(y > 0, top_row, SAFE_SENTENCE_WEIGHT * mean_row)
+            loss = loss + CATEGORY_WEIGHT * category.mean()
+            drawn = torch.from_numpy(rng.choice(len(bank_y), size=BANK_BATCH, replace=False))
+            loss = loss + functional.cross_entropy(
+                head(bank[drawn]), bank_y[drawn], weight=class_weight
+            )
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    head.eval()
 
+    def weights(tensor: torch.Tensor) -> np.ndarray:
+        return np.asarray(tensor.detach().numpy())
 
-def sentence_model(entries: list[Example]) -> SentenceModel:
-    bx, by = bank_examples()
-    seed = fit_sentences(bx, list(by))
-    ex, ey = entry_sentences(entries, seed)
-    return fit_sentences(np.vstack([bx, ex]), [*by, *ey])
-
-
-def features(entry: Example, sentences: SentenceModel) -> np.ndarray:
-    whole = sentences.probabilities(entry.whole[None, :])[0]
-    return entry_features(sentences.probabilities(entry.vectors), whole, sentences.risk_columns)
+    # Rounded to the half precision it ships in: what is measured is what ships.
+    return Model(
+        weights(hidden.weight).T,
+        weights(hidden.bias),
+        weights(out.weight).T,
+        weights(out.bias),
+        classes,
+    ).rounded()
 
 
 def folds(entries: list[Example]) -> list[np.ndarray]:
@@ -144,42 +220,30 @@ def folds(entries: list[Example]) -> list[np.ndarray]:
     return [order[k::5] for k in range(5)]
 
 
-def out_of_fold_features(entries: list[Example]) -> np.ndarray:
-    rows: list[np.ndarray] = [np.zeros(0)] * len(entries)
-    for held in folds(entries):
-        others = sorted(set(range(len(entries))) - set(held.tolist()))
-        sentences = sentence_model([entries[i] for i in others])
-        for i in held:
-            rows[i] = features(entries[i], sentences)
-    return np.vstack(rows)
+def read(m: Model, entry: Example) -> tuple[float, str | None]:
+    """An entry's chance of a sign and its category, as ``semantic.read`` reads it."""
+    if not len(entry.vectors):
+        return 0.0, None
+    return judge(m, entry.vectors, entry.whole)
 
 
-def _targets(entries: list[Example]) -> np.ndarray:
-    return np.array([e.label in SIGN for e in entries], dtype=int)
-
-
-def fit_entries(x: np.ndarray, y: np.ndarray, c: float = ENTRY_C) -> tuple[np.ndarray, float]:
-    from sklearn.linear_model import LogisticRegression
-
-    fitted = LogisticRegression(C=c, max_iter=5000).fit(x, y)
-    return fitted.coef_[0].astype(np.float64), float(fitted.intercept_[0])
-
-
-def out_of_fold_chances(entries: list[Example], x: np.ndarray) -> np.ndarray:
-    y = _targets(entries)
+def out_of_fold(entries: list[Example], seed: int) -> tuple[np.ndarray, list[str | None]]:
+    """Each entry's chance and category from a head trained without its writer."""
     chances = np.zeros(len(entries))
+    categories: list[str | None] = [None] * len(entries)
     for held in folds(entries):
         others = np.setdiff1d(np.arange(len(entries)), held)
-        weights, bias = fit_entries(x[others], y[others])
-        chances[held] = [sign_chance(x[i], weights, bias) for i in held]
-    return chances
+        head = train([entries[i] for i in others], seed)
+        for i in held:
+            chances[i], categories[i] = read(head, entries[i])
+    return chances, categories
 
 
 # The false-positive bounds the threshold is chosen under, out of fold. A miss is the worst
 # failure, so the threshold is the lowest that keeps dark-but-safe entries inside their targets
 # (15% flagged, 5% at risk) less a margin for a writer unlike the training ones. The 2% target
-# for ordinary entries cannot be met with recall above about one half (entries about a hard
-# day read like a warning sign: docs/benchmarks.md); they are held to the dark-but-safe bound.
+# for ordinary entries cannot be met with useful recall (entries about a hard day read like a
+# warning sign: docs/benchmarks.md); they are held to a bound of their own.
 MAX_ORDINARY = 0.15  # ordinary entries flagged
 MAX_BENIGN = 0.10  # dark-but-safe entries flagged
 MAX_BENIGN_RISK = 0.04  # dark-but-safe entries at risk
@@ -205,16 +269,12 @@ def thresholds(
     raise ValueError("no threshold keeps the false positives inside the targets")
 
 
-def fit(entries: list[Example], explicit: np.ndarray) -> tuple[Model, Params, np.ndarray]:
-    """The shipped model and thresholds, and the out-of-fold chances they were chosen on."""
-    x = out_of_fold_features(entries)
-    chances = out_of_fold_chances(entries, x)
-    # The category an entry's top sentence reads as, from the out-of-fold maxima (the first
-    # features are each class's highest probability, in the sentence model's class order).
-    final = sentence_model(entries)
-    risk_max = x[:, : len(final.classes)][:, final.risk_columns]
-    urgent = np.array([CATEGORIES[int(r.argmax())] in URGENT for r in risk_max])
+def fit(
+    entries: list[Example], explicit: np.ndarray
+) -> tuple[Model, Params, np.ndarray, list[str | None]]:
+    """The shipped head and threshold, and the out-of-fold chances and categories the threshold
+    was chosen on."""
+    chances, categories = out_of_fold(entries, SEED)
+    urgent = np.array([c in URGENT for c in categories])
     params = thresholds(entries, chances, urgent, explicit)
-    weights, bias = fit_entries(x, _targets(entries))
-    model = Model(final.weights, final.bias, final.classes, weights, bias)
-    return model, params, chances
+    return train(entries, SEED), params, chances, categories

@@ -20,14 +20,14 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BOUNDARIES_ENTRY = (
     "Tash texted at midnight again asking if I could fit her in for a free appointment before "
     "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
-    "everything and help, and then I'm angry at myself for having no limits at all."
+    "everything and help, and then I'm annoyed that I never hold the line."
 )
 # Boundaries again, with a timeline and constraints the entry spells out: the agent reads those
 # (EvidenceRequest) before it asks.
 GOLDEN_ENTRY = (
     "My sister texted at 11pm again asking me to cover her shifts this week. I said yes, like "
     "always. I can't say no to her, even with my own deadline on Friday. Every time she asks I "
-    "drop everything, and then I'm angry at myself for having no limits."
+    "drop everything, and then I'm annoyed that I never hold the line."
 )
 MIXED_ENTRY = (
     "The audition is Saturday and I'm scared I'll fail in front of everyone. I keep thinking "

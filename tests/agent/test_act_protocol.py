@@ -396,7 +396,9 @@ def test_openapi_schema_documents_the_agent_and_is_valid(client, user):
         ("I screamed in the stockroom and Lou thought I'd cut myself.", {"none", "concern"}),
         ("Tonight I thought about how I'd cut myself again.", {"risk"}),
         ("I keep thinking they'd all be better off without me.", {"concern", "risk"}),
-        ("I murdered that song at karaoke and I regret nothing.", {"none"}),
+        # An idiom is never read as intent. (The entry's other sentence, "can't say no", is a
+        # known false positive of the semantic layer at concern: docs/benchmarks.md.)
+        ("I murdered that song at karaoke and I regret nothing.", {"none", "concern"}),
     ],
 )
 def test_distress_gate_reads_who_is_at_risk(client, text, levels):

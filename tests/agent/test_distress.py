@@ -14,6 +14,7 @@ import pytest
 
 from agent import safety
 from agent.safety import semantic
+from agent.safety.patterns import explicit_match
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FAKE_CLI = FIXTURES / "fake_screen_cli.py"
@@ -116,7 +117,7 @@ def _bank_loaded() -> None:
 @pytest.mark.parametrize("category", sorted(UNSEEN))
 def test_each_warning_sign_category_is_caught_in_unseen_words(category: str) -> None:
     """Most phrasings of every category are caught, and named as that category (for the
-    metrics). Not all: on an unseen writer the detector catches about two in three indirect
+    metrics). Not all: on an unseen writer the detector catches about nine in ten indirect
     signs (docs/benchmarks.md), which is why the issue stays open."""
     found = [safety.assess([text], where="test") for text in UNSEEN[category]]
     caught = [a for a in found if a.level in ("concern", "risk")]
@@ -135,6 +136,14 @@ def test_dark_but_safe_writing_is_not_flagged(text: str) -> None:
         "I want to die. I've thought about it every night this week.",
         "Tonight I thought about killing myself.",
         "I cut myself again after the exam.",
+        # Writers address themselves as "you" in a journal.
+        "You've been planning how to end your own life since March and you haven't told anyone.",
+        "Some nights you just wish you weren't alive at all.",
+        # Passive and informal forms.
+        "Honestly I'd rather be dead. Every morning is the same weight.",
+        "I keep hoping I'll go to sleep and never wake up.",
+        "lol no, not the joke kind. i wanna die and i mean it",
+        "By the time anyone reads this I will have taken my life.",
     ],
 )
 def test_explicit_statements_are_always_risk(text: str) -> None:
@@ -145,6 +154,21 @@ def test_someone_elses_words_about_the_writer_are_not_explicit() -> None:
     assert safety.assess(["Lou thought I'd cut myself on the tin."], where="test").level == "none"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "you" in quotation marks is someone speaking to someone else.
+        'At the vigil training we practised asking it plainly: "Are you thinking of killing '
+        'yourself?" Awkward, but it gets easier.',
+        # Hyperbole and idioms.
+        "I'd rather die than sing karaoke at the work party.",
+        "Don't kill yourself over the quarterly report, said my manager, which was kind.",
+    ],
+)
+def test_quoted_questions_and_hyperbole_are_not_explicit(text: str) -> None:
+    assert explicit_match(text) is None
+
+
 def _load(name: str) -> list[dict[str, str]]:
     path = FIXTURES / "distress" / name
     return [json.loads(line) for line in path.read_text().splitlines() if line]
@@ -153,8 +177,8 @@ def _load(name: str) -> list[dict[str, str]]:
 def test_held_out_writer_figures_hold() -> None:
     """The held-out writer (never fitted or tuned on), at the figures docs/benchmarks.md
     reports: the false-positive targets are met (dark-but-safe at risk <= 5%, flagged <= 15%;
-    ordinary flagged <= 2%); indirect signs caught 0.76 (the target, 0.9, is not met: a fall
-    below 0.75 fails) and explicit ones at risk 20 of 21 (target: all)."""
+    ordinary flagged <= 2%); indirect signs caught 0.898 (the target is 0.9: a fall
+    below 0.85 fails) and explicit ones all at risk."""
     items = _load("writer_b.jsonl")
     levels = {
         label: [
@@ -167,8 +191,25 @@ def test_held_out_writer_figures_hold() -> None:
         return sum(level in ok for level in levels[label]) / len(levels[label])
 
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
-    assert share("indirect", "concern", "risk") >= 0.75
-    assert share("explicit", "risk") >= 0.95
+    assert share("indirect", "concern", "risk") >= 0.85
+    assert share("explicit", "risk") == 1.0
     assert share("benign_dark", "risk") <= 0.05
     assert share("benign_dark", "concern", "risk") <= 0.15
     assert share("ordinary", "concern", "risk") <= 0.02
+
+
+def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
+    """The crux set's held-out writers (everyday entries about a hard day, none at risk, never
+    fitted on): 4 of 80 flagged, 2 at risk, as docs/benchmarks.md reports. The 2% target is not
+    met on entries like these; a rise past 8% flagged or 3 at risk fails."""
+    crux = FIXTURES / "crux"
+    texts = [
+        json.loads(line)["entry"]
+        for name in ("writer_05.jsonl", "writer_06.jsonl")
+        for line in (crux / name).read_text().splitlines()
+        if line
+    ]
+    levels = [safety.assess([text], where="test").level for text in texts]
+    assert len(levels) >= 80
+    assert sum(level != "none" for level in levels) / len(levels) <= 0.08
+    assert levels.count("risk") <= 3

@@ -15,7 +15,7 @@ CHROMIUM = "/usr/bin/chromium"
 ENTRY = (
     "Tash texted at midnight again asking if I could fit her in for a free appointment before "
     "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
-    "everything and help, and then I'm angry at myself for having no limits at all."
+    "everything and help, and then I'm annoyed that I never hold the line."
 )
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 # A browser test that cannot start a browser fails: a skipped page test would let a broken page
