@@ -3,7 +3,6 @@ services and answers, as tools."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from rest_framework import serializers
@@ -12,8 +11,7 @@ from innervoice.api import InnerVoiceInput, InnerVoiceOut
 from innervoice.services import inner_voice_ask
 from innervoice.threads import thread_close
 from mcpserver.registry import Call, Tool, register
-from thoughts import selectors
-from thoughts.api.read import SearchOut, _memory_hit, _thought_hit
+from thoughts.api.read import SearchOut, search_answer
 from thoughts.api.read_inputs import SearchInput
 from thoughts.api.think import ThinkView
 from thoughts.api.think_out import ThinkOut
@@ -25,31 +23,7 @@ def think(call: Call) -> dict[str, Any]:
 
 
 def search(call: Call) -> dict[str, Any]:
-    params = call.data
-    result = selectors.search(
-        user=call.user,
-        query=params["query"],
-        target=params["target"],
-        include_thoughts=params["include_thoughts"],
-        top_k_memories=params["top_k_memories"],
-        top_k_thoughts=params["top_k_thoughts"],
-        sim_thresh=params["sim_thresh"],
-        filters=call.form.filters(),
-        order=params.get("order"),
-    )
-    thoughts = None
-    if result.thoughts is not None:
-        thoughts = {
-            "total": len(result.thoughts),
-            "top_k": params["top_k_thoughts"],
-            "order": result.order,
-            "results": [_thought_hit(hit) for hit in result.thoughts],
-        }
-    return {
-        "embedding": asdict(result.embedding),
-        "memories": {"items": [_memory_hit(hit, call.user) for hit in result.memories]},
-        "thoughts": thoughts,
-    }
+    return search_answer(call.form, call.user)
 
 
 class InnerVoiceToolInput(InnerVoiceInput):

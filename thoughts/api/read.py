@@ -270,37 +270,43 @@ def _thought_hit(hit: selectors.Hit) -> dict[str, Any]:
     }
 
 
+def search_answer(form: SearchInput, viewer: Viewer) -> dict[str, Any]:
+    """``legacymind_search`` for a validated ``form``, rendered by ``SearchOut``: the one path
+    of the REST endpoint and the MCP tool."""
+    params = form.validated_data
+    result = selectors.search(
+        user=viewer,
+        query=params["query"],
+        target=params["target"],
+        include_thoughts=params["include_thoughts"],
+        top_k_memories=params["top_k_memories"],
+        top_k_thoughts=params["top_k_thoughts"],
+        sim_thresh=params["sim_thresh"],
+        filters=form.filters(),
+        order=params.get("order"),
+    )
+    thoughts = None
+    if result.thoughts is not None:
+        thoughts = {
+            "total": len(result.thoughts),
+            "top_k": params["top_k_thoughts"],
+            "order": result.order,
+            "results": [_thought_hit(hit) for hit in result.thoughts],
+        }
+    body = {
+        "embedding": asdict(result.embedding),
+        "memories": {"items": [_memory_hit(hit, viewer) for hit in result.memories]},
+        "thoughts": thoughts,
+    }
+    return dict(SearchOut(body).data)
+
+
 @extend_schema(tags=["thoughts"])
 class SearchView(APIView):
     """``legacymind_search``: KG memories and, on request, your thoughts nearest to a text."""
 
     @extend_schema(request=SearchInput, responses={200: SearchOut, **EMBEDDING_DOWN})
     def post(self, request: Request) -> Response:
-        data = SearchInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        params = data.validated_data
-        result = selectors.search(
-            user=request.user,
-            query=params["query"],
-            target=params["target"],
-            include_thoughts=params["include_thoughts"],
-            top_k_memories=params["top_k_memories"],
-            top_k_thoughts=params["top_k_thoughts"],
-            sim_thresh=params["sim_thresh"],
-            filters=data.filters(),
-            order=params.get("order"),
-        )
-        thoughts = None
-        if result.thoughts is not None:
-            thoughts = {
-                "total": len(result.thoughts),
-                "top_k": params["top_k_thoughts"],
-                "order": result.order,
-                "results": [_thought_hit(hit) for hit in result.thoughts],
-            }
-        body = {
-            "embedding": asdict(result.embedding),
-            "memories": {"items": [_memory_hit(hit, request.user) for hit in result.memories]},
-            "thoughts": thoughts,
-        }
-        return Response(SearchOut(body).data)
+        form = SearchInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        return Response(search_answer(form, request.user))
