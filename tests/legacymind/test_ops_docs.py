@@ -46,3 +46,18 @@ def test_kg_moderate_help_names_no_internal_function(capsys):
     text = capsys.readouterr().out
     assert "memories_moderate" not in text
     assert "moderation queue" in text
+
+
+def test_readme_mcp_block_parses_and_lists_every_tool_the_server_has():
+    import json
+
+    import mcpserver.tools  # noqa: F401  (registers the tools)
+    from mcpserver.registry import TOOLS
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Use it from an AI agent (MCP)") :]
+    block = section[section.index("```json") + len("```json") : section.index("```\n", 10)]
+    server = json.loads(block)["mcpServers"]["legacymind"]
+    assert server["args"][1:3] == ["mcp", "--user"]
+    listed = set(re.findall(r"`([a-z_]+)`", section[section.index("| tools |") :]))
+    assert set(TOOLS) <= listed
