@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agent.api import act_request, client_id
+from agent.engine.compose import FRAMES
 from agent.errors import GuardrailTriggered
 from agent.integrity import sign
 from agent.reflections import reflection_create
@@ -130,8 +131,13 @@ def belief_chart(state: dict[str, Any]) -> list[dict[str, Any]]:
     bars the page draws after each turn."""
     belief = state.get("belief_state") or {}
     probs = belief.get("probs") or {}
+    # Spoken to the writer, as the options and the crux are; a node spawned from an answer
+    # ("open") has only its own text.
     bars = [
-        {"text": node["text"], "p": float(probs.get(node["node_id"], 0.0))}
+        {
+            "text": FRAMES.get(node.get("archetype", ""), node["text"]),
+            "p": float(probs.get(node["node_id"], 0.0)),
+        }
         for node in belief.get("nodes") or []
         if node.get("status") == "active"
     ]

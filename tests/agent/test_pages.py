@@ -172,3 +172,14 @@ def test_the_same_question_form_sent_again_with_another_answer_offers_the_entry_
     assert other.status_code == 422
     body = other.content.decode()
     assert "already answered" in body and 'id="entry-form"' in body
+
+
+def test_the_belief_chart_speaks_to_the_writer(client):
+    """The chart's candidates are worded as the options and the crux are (second person), not
+    as the catalogue's statements about "the writer"."""
+    page = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode()
+    chart = page[page.index('id="belief-chart"') :]
+    labels = re.findall(r'class="label"[^>]*>([^<]+)<', chart)
+    assert len(labels) >= 2
+    assert all(label.strip().startswith(("You", "Your", "It ", "Nothing")) for label in labels)
+    assert "The writer" not in chart
