@@ -52,6 +52,17 @@ def _journal_question(page: Any) -> None:
         page.click("#continue")
 
 
+def _journal_crux(page: Any) -> None:
+    """The final screen: the crux, the secondary themes, the entry's cited sentences."""
+    _journal_question(page)
+    for _ in range(6):
+        if page.query_selector("#result"):
+            break
+        page.locator("button.option").first.click()
+        page.wait_for_load_state()
+    page.wait_for_selector("#result")
+
+
 def _reflect(page: Any) -> None:
     page.fill("#entry", ENTRY)
     page.click("#reflect")
@@ -67,6 +78,7 @@ def test_screenshots(page: Any, live_server: Any, demo: dict[str, str]) -> None:
         ("kg", "/kg/", None),
         ("entity", demo["entity"] + "?depth=2", None),
         ("journal", "/journal/", _journal_question),
+        ("journal-crux", "/journal/", _journal_crux),
         ("reflect", "/journal/", _reflect),
         ("inner-voice", "/inner-voice/", None),
     ]

@@ -44,11 +44,16 @@ def test_write_entry_answer_questions_and_see_the_crux(
     assert charts and all(charts) and final and final != charts[0], (charts, final)
     assert (page.locator("#trail").text_content() or "").strip()  # in a closed <details>
     assert_accessible(page)
-    # The crux speaks to the writer about their entry (issue 32): second person, the
-    # boundaries frame, and the entry's own sentences cited.
+    # The crux speaks to the writer about their entry (issue 32): second person, and the
+    # entry's own sentences cited verbatim. (Which theme it settles on depends on the turn
+    # seeds; the agent's accuracy is measured in bench/crux.py, not here.)
     crux = page.locator("#crux").inner_text()
-    assert crux.startswith("You keep giving your time"), crux
-    assert "the agent was confident enough" in page.locator("#stopped").inner_text()
+    assert crux.startswith("You"), crux
+    cited = page.locator("#evidence mark").all_inner_texts()
+    assert cited and all(span.strip() in ENTRY for span in cited), cited
+    # Why it stopped, in words (confident enough, or more questions would tell little).
+    stopped = page.locator("#stopped").inner_text()
+    assert "It stopped here because" in stopped and "_" not in stopped, stopped
     # On a phone the reasoning trail wraps instead of widening the page.
     page.set_viewport_size({"width": 375, "height": 800})
     page.click("details summary")

@@ -28,7 +28,7 @@ SINGLE_READ = re.compile(
 SUBSCRIPT_READ = re.compile(r"\b(?:env|environ)\[\s*" + NAME + r"\s*\]")
 MULTI_READ = re.compile(r"""\b_env\(\s*\w+\s*,\s*((?:["'][A-Z][A-Z0-9_]+["']\s*,?\s*)+)\)""")
 EXAMPLE_LINE = re.compile(r"^#?\s?([A-Z][A-Z0-9_]*)=(.*)$")
-APPS = ("legacymind", "thoughts", "kg", "innervoice", "agent")
+APPS = ("legacymind", "thoughts", "kg", "innervoice", "agent", "mcpserver")
 
 
 def read_in(paths: list[Path]) -> set[str]:

@@ -19,7 +19,7 @@ USER_VARIABLE = "LEGACYMIND_MCP_USER"
 
 def mcp_user(name: str | None) -> User:
     """The user every call runs as: ``--user``, else ``LEGACYMIND_MCP_USER``."""
-    name = (name or os.environ.get(USER_VARIABLE, "")).strip()
+    name = (name or os.environ.get("LEGACYMIND_MCP_USER", "")).strip()
     if not name:
         raise CommandError(f"No user: pass --user NAME or set {USER_VARIABLE}.")
     try:
