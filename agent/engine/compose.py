@@ -225,7 +225,8 @@ def compose(
         return Composed(FRAMES[archetype] + ".", [])
     spans = ranked[:SPANS]
     body = "; ".join(_short(second_person(s, entry), SPAN_WORDS) for s in spans)
-    return Composed(f"{FRAMES[archetype]}: {body}.", spans)
+    end = "" if body.endswith("…") else "."  # a cut span ends on its ellipsis, not "…."
+    return Composed(f"{FRAMES[archetype]}: {body}{end}", spans)
 
 
 def options(entry: str, archetypes: Sequence[str]) -> list[str] | None:

@@ -16,7 +16,7 @@ from agent.engine.compose import (
     options,
     second_person,
 )
-from tests.agent.conftest import act, init
+from tests.agent.conftest import BOUNDARIES_ENTRY, act, init
 
 pytestmark = pytest.mark.django_db
 
@@ -74,6 +74,17 @@ def test_every_archetype_composes_a_grounded_crux_for_any_entry():
         crux = compose(entry, archetype.key)
         assert all(span in entry for span in crux.spans)
         assert invented_names(crux.text, entry) == []
+
+
+def test_a_crux_ends_with_one_mark_whether_or_not_its_last_span_was_cut():
+    long_tail = (
+        "I can't say no to anyone and I always say yes. On Sunday I drove my cousin to the "
+        "airport and then helped my neighbour carry his new sofa up four flights of stairs in "
+        "the rain."
+    )
+    for entry in (long_tail, BOUNDARIES_ENTRY):
+        text = compose(entry, "boundaries").text
+        assert text.endswith(("…", ".")) and not text.endswith(("….", "..")), text
 
 
 def test_second_person_rephrasing():
