@@ -4,7 +4,7 @@ neighbourhood drawn as a graph whose nodes open their entities.
 
 The same selectors as the API (``kg_search``, ``memories_visible_to``, ``visible_edges``,
 ``entity_neighbors``): a memory drawn from someone else's private thought is a 404 here as
-there, and a source thought is named only to its owner (``source_context``)."""
+there, and a source thought is named only to its owner (``selectors.own_source_ids``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from kg import selectors
-from kg.api.fields import source_context
 from kg.api.permissions import MODERATE
 from kg.models import Edge, Entity, Observation
 from legacymind.errors import ServiceError
@@ -82,7 +81,7 @@ def entity(request: HttpRequest, entity_id: int) -> HttpResponse:
         .order_by("rel_type", "id")
     )
     nodes, around = selectors.entity_neighbors(entity=focus, viewer=viewer, depth=depth)
-    own = source_context(viewer, focus, *observations, *edges)["own_sources"]
+    own = selectors.own_source_ids(viewer, focus, *observations, *edges)
     context = {
         "entity": focus,
         "observations": observations,

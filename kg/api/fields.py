@@ -10,10 +10,11 @@ from django.db.models import QuerySet
 from rest_framework import serializers
 
 from kg.models import Entity
+from kg.selectors.sources import own_source_ids
 from kg.selectors.visibility import memories_visible_to
 from legacymind.api.fields import UUIDStringField
 from legacymind.users import Viewer
-from thoughts.selectors.visibility import own_thought_ids, thoughts_visible_to
+from thoughts.selectors.visibility import thoughts_visible_to
 
 
 class SourceThought(UUIDStringField):
@@ -68,5 +69,5 @@ class OwnSourceThought(serializers.UUIDField):
 
 def source_context(viewer: Viewer, *rows: Any) -> dict[str, Any]:
     """Serializer context for ``rows`` (memories) shown to ``viewer``: which of their source
-    thoughts are the viewer's, found in one query."""
-    return {_OWN_SOURCES: own_thought_ids(viewer, (row.source_thought_id for row in rows))}
+    thoughts are the viewer's (the KG's selector, as the pages use it)."""
+    return {_OWN_SOURCES: own_source_ids(viewer, *rows)}

@@ -16,6 +16,7 @@ from kg.selectors.moderation import (
     suggestions_for,
 )
 from kg.selectors.nearest import MemoryHit, Nearest, kg_search, memories_nearest
+from kg.selectors.sources import own_source_ids
 from kg.selectors.visibility import Memory, memories_by_id, memories_visible_to, visible_q
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "memories_nearest",
     "memories_visible_to",
     "observation_candidates",
+    "own_source_ids",
     "suggestions_for",
     "visible_edges",
     "visible_q",

@@ -66,3 +66,24 @@ def test_the_list_by_type(user: Any) -> None:
     EntityFactory(name="Redis", entity_type="technology")
     page = signed_in(user).get("/kg/", {"type": "person"}).content.decode()
     assert "Alice" in page and ">Redis<" not in page
+
+
+def test_the_page_and_the_api_name_the_same_source_thoughts(user: Any, other_user: Any) -> None:
+    """One rule, one selector (``kg.selectors.own_source_ids``) behind both doors: the thoughts
+    the entity page lists are exactly those the API's neighbourhood names to the same viewer."""
+    from kg import selectors
+
+    mine: Any = ThoughtFactory(owner=user)
+    theirs: Any = ThoughtFactory(owner=other_user)  # public: the memory shows, its source not
+    focus: Any = EntityFactory(name="Billing API", source_thought=mine)
+    near: Any = EntityFactory(name="Postgres", source_thought=theirs)
+    edge: Any = EdgeFactory(source=focus, target=near, rel_type="uses", source_thought=mine)
+    assert selectors.own_source_ids(user, focus, near, edge) == {mine.pk}
+    assert selectors.own_source_ids(other_user, focus, near, edge) == {theirs.pk}
+    client = signed_in(user)
+    api = client.get(f"/api/v1/kg/entities/{focus.pk}/neighbors/").json()
+    rows = [api["entity"], *api["nodes"], *api["edges"]]
+    named = {row["source_thought_id"] for row in rows} - {None}
+    assert named == {str(mine.pk)}
+    page = client.get(f"/kg/entities/{focus.pk}/").content.decode()
+    assert f"/thoughts/{mine.pk}/" in page and str(theirs.pk) not in page
