@@ -216,6 +216,22 @@ class KgDecisionItem(Input):
         return attrs
 
 
+def decision_items(validated: list[dict[str, Any]]) -> list[services.DecisionItem]:
+    """Validated :class:`KgDecisionItem` values as the service takes them: "relationship" is an
+    edge, and ``feedback`` stands for an empty ``note``. Every door that takes decision items
+    (this endpoint, ``memories_moderate``) builds them here."""
+    return [
+        services.DecisionItem(
+            id=i["id"],
+            kind="edge" if i["kind"] == "relationship" else i["kind"],
+            decision=i["decision"],
+            note=i.get("note") or i.get("feedback", ""),
+            canonical_id=i.get("canonical_id"),
+        )
+        for i in validated
+    ]
+
+
 class KgDecisionOutcome(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     kind = serializers.CharField()
@@ -245,19 +261,9 @@ class DecideView(APIView):
         dry_run = serializers.BooleanField(default=False)
 
         def params(self) -> tuple[list[services.DecisionItem], bool]:
-            """The decisions as the service takes them ("relationship" is an edge), and
+            """The decisions as the service takes them (:func:`decision_items`), and
             dry_run."""
-            items = [
-                services.DecisionItem(
-                    id=i["id"],
-                    kind="edge" if i["kind"] == "relationship" else i["kind"],
-                    decision=i["decision"],
-                    note=i.get("note") or i.get("feedback", ""),
-                    canonical_id=i.get("canonical_id"),
-                )
-                for i in self.validated_data["items"]
-            ]
-            return items, self.validated_data["dry_run"]
+            return decision_items(self.validated_data["items"]), self.validated_data["dry_run"]
 
     class KgDecideOutput(serializers.Serializer[Any]):
         dry_run = serializers.BooleanField()

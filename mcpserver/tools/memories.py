@@ -18,7 +18,7 @@ from kg.api.graph import (
     KgObservation,
     KgObservationInput,
 )
-from kg.api.moderation import KgCandidate, KgDecisionItem, KgDecisionOutcome
+from kg.api.moderation import KgCandidate, KgDecisionItem, KgDecisionOutcome, decision_items
 from kg.models import CandidateStatus, EntityCandidate
 from legacymind.api.fields import JSONObjectField
 from legacymind.api.inputs import Input
@@ -158,17 +158,9 @@ def memories_moderate(call: Call) -> dict[str, Any]:
 
 
 def _decide(call: Call) -> list[services.DecisionOutcome]:
-    items = [
-        services.DecisionItem(
-            id=i["id"],
-            kind="edge" if i["kind"] == "relationship" else i["kind"],
-            decision=i["decision"],
-            note=i.get("note") or i.get("feedback", ""),
-            canonical_id=i.get("canonical_id"),
-        )
-        for i in call.data["items"]
-    ]
-    return services.candidates_decide(items=items, reviewer=call.user, dry_run=call.data["dry_run"])
+    return services.candidates_decide(
+        items=decision_items(call.data["items"]), reviewer=call.user, dry_run=call.data["dry_run"]
+    )
 
 
 def _review(call: Call) -> dict[str, Any]:
