@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kg.extraction.clauses import log_topic, passive_agent, passive_source, relative_antecedent
 from kg.extraction.lexicon import (
     ARROWS,
     HEAD_TYPES,
@@ -26,6 +27,7 @@ from kg.extraction.lexicon import (
 )
 from kg.extraction.names import FILE_NAME as _FILE_NAME
 from kg.extraction.names import KIND_NOUNS, clean, known_lower, known_type, name_like
+from kg.extraction.nouns import common_noun, marked_as_name
 from kg.extraction.phrases import (
     RELATIVE,
     Sentence,
@@ -111,6 +113,11 @@ class HeuristicExtractor:
             state.topic = heading.group(1).lower()
             seen[state.topic] = heading.group(1)
             names[state.topic] = heading.group(1)
+            types[state.topic] = "project"
+            relational.add(state.topic)
+        if state.topic is None and (logged := log_topic(text)) is not None:
+            state.topic = logged.lower()  # "day 12 on the weather station": what the log is about
+            seen[state.topic] = names[state.topic] = logged
             types[state.topic] = "project"
             relational.add(state.topic)
         spans = sentence_spans(text)
@@ -211,8 +218,16 @@ class HeuristicExtractor:
         clause_from, scan.clause_start = scan.clause_start, i
         if pattern.words[0] in ARROWS or "_" in pattern.words[0]:
             state.explicit.update(x for x in (*scan.subjects, *objects) if x)
-        if (back := _relative_subject(sent, k, before, clause_from, scan, names)) is not None:
+        back = _relative_subject(sent, k, before, clause_from, scan, names)
+        if back is not None and relative_antecedent(sent, k) is None:
             scan.subjects = [back]  # "Supabase, which handles auth and stores logs in"
+        if not pattern.reverse and (agent := passive_agent(sent, k, i)) is not None:
+            scan.subjects = [self._name(sent, agent, names)]  # "shipped to Loki by Vector"
+            if (origin := passive_source(sent, k)) is not None:
+                self._edge(edges, scan.subjects[0], self._name(sent, origin, names), "reads_from")
+                state.evidence.setdefault(
+                    (scan.subjects[0], sent.span(*origin).lower()), state.sentence
+                )
         scan.subjects = self._implied(scan.subjects, names, state, pattern)
         if pattern.reverse and k == 0 and toks[0].text[:1].isupper() and not scan.subjects:
             # "Maintained by the SRE Guild.": of the project (not "(needed by psycopg)")
@@ -259,6 +274,8 @@ class HeuristicExtractor:
             scan.subjects = [self._name(sent, before, names)]  # "A -> B -> C": B goes on
         elif (appositive := _appositive(sent, k)) is not None:
             scan.subjects = [self._name(sent, appositive, names)]  # "The lead, Maria, manages"
+        elif (antecedent := relative_antecedent(sent, k)) is not None:
+            scan.subjects = [self._name(sent, antecedent, names)]  # "by the X job, which writes"
         elif k > 0 and toks[k - 1].low in RELATIVE and scan.last_object:
             scan.subjects = [scan.last_object]  # "the auth API, which depends on Redis"
         elif k > 0 and toks[k - 1].low in PRONOUNS:
@@ -696,6 +713,13 @@ def _cleaned(
         cleaned = None
     if cleaned is not None and key not in explicit and _identifier(cleaned, text):
         cleaned = None  # "sync_tasks", "max_connections", "$EDITOR": code, not a thing
+    if (
+        cleaned is not None
+        and key not in explicit
+        and common_noun(cleaned)
+        and not marked_as_name(cleaned, text)
+    ):
+        cleaned = None  # "retries", "payments": a moderator would reject an English noun alone
     return cleaned
 
 

@@ -1,0 +1,81 @@
+"""Clause shapes the verb scanner of ``heuristic`` leaves to these helpers: the agent of a passive
+written after its object ("shipped to Loki by Vector"), the subject a "which" refers to when no
+relation came before it, and the topic of a work log ("day 3 on the greenhouse controller")."""
+
+from __future__ import annotations
+
+import re
+
+from kg.extraction.names import clean, name_like
+from kg.extraction.phrases import AUX_WORDS, Sentence, between_subject_and_verb, determiner
+
+_LOG_OPENING = re.compile(
+    r"\A[ \t#*_>-]*(?:[\w .,/-]{0,30}?\b(?:day|week|session|sprint|night|evening)\s*#?\d*"
+    r"|devlog\s*#?\d*|notes?|log)\s+(?:on|for)\s+(?P<topic>[^\n.:;!?]+?)\s*[.:!\n]",
+    re.IGNORECASE,
+)
+
+
+def passive_agent(sent: Sentence, k: int, end: int) -> tuple[int, int] | None:
+    """ "Logs are shipped to Loki by Vector": with an auxiliary before the verb and "by" right
+    after its objects, the phrase after "by" is who does it, so it is the relation's source."""
+    toks = sent.toks
+    j = k
+    while j > 0 and between_subject_and_verb(toks[j - 1]) and toks[j - 1].low not in AUX_WORDS:
+        j -= 1
+    if j == 0 or toks[j - 1].low not in AUX_WORDS or end >= len(toks) or toks[end].low != "by":
+        return None
+    return sent.phrase_after(end + 1)
+
+
+def passive_source(sent: Sentence, k: int) -> tuple[int, int] | None:
+    """ "Logs from the checkout service are shipped ...": the place the passive's subject comes
+    from, which its agent therefore reads from."""
+    toks = sent.toks
+    aux = next((j for j in range(k - 1, -1, -1) if toks[j].low in AUX_WORDS), None)
+    if aux is None:
+        return None
+    for j in range(aux - 1, 0, -1):
+        if toks[j].low == "from":
+            span = sent.phrase_after(j + 1)
+            return span if span is not None and span[1] == aux else None
+    return None
+
+
+def relative_antecedent(sent: Sentence, k: int) -> tuple[int, int] | None:
+    """ "driven by the catalog-sync job, which now writes to": the phrase just before ", which"
+    is the subject when the scanner found no relation object for "which" to refer to."""
+    toks = sent.toks
+    j = k
+    while j > 0 and between_subject_and_verb(toks[j - 1]):
+        j -= 1
+    if j < 2 or toks[j - 1].low not in ("which", "who"):
+        return None
+    j -= 1
+    if toks[j - 1].text == ",":
+        j -= 1
+    span = sent.phrase_before(j)
+    if span is None or span[1] != j:
+        return None
+    if span[0] > 0 and determiner(toks[span[0] - 1]) and toks[span[0] - 1].low in ("a", "an"):
+        return None  # "a tool, which ...": no name to stand for
+    return span
+
+
+def log_topic(text: str) -> str | None:
+    """What a work log is about, from its opening line: "day 12 on the weather station.", "jam
+    day 2 on Snailmail Express.", "Notes for kestrel:". The name after "on" or "for" if it is a
+    definite or named thing (not "on purpose", "for now")."""
+    match = _LOG_OPENING.match(text)
+    if match is None:
+        return None
+    words = match.group("topic").split()
+    definite = bool(words) and words[0].lower() in ("the", "my", "our")
+    words = words[1:] if definite else words
+    if not words or len(words) > 4 or not (definite or any(name_like(w) for w in words)):
+        return None
+    surface = " ".join(words)
+    name = clean(surface)
+    if name is None or name.lower() != surface.lower():
+        return None
+    return name

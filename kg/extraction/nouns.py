@@ -1,0 +1,47 @@
+"""Which lone lower-case words are ordinary English nouns ("retries", "payments", "backend"), from
+a word list shipped with the code (``data/common_nouns.txt``, taken from TextBlob's MIT-licensed
+lexicon; provenance in ``data/COMMON_NOUNS_LICENSE.txt``). Read once from disk, never downloaded.
+
+A moderator rejects such a word as a node unless the writer marked it as a name: in backticks
+("the `renders` queue") or set apart by a noun that says what it is ("the `sessions` table")."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from kg.extraction.lexicon import HEAD_TYPES
+from kg.extraction.names import known_type
+
+_DATA = Path(__file__).resolve().parent / "data" / "common_nouns.txt"
+
+
+@lru_cache(maxsize=1)
+def _nouns() -> frozenset[str]:
+    lines = _DATA.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for w in lines if w and not w.startswith("#"))
+
+
+def common_noun(name: str) -> bool:
+    """One lower-case word the lexicon knows as a common noun and the gazetteer not as a name.
+    Head nouns that say a type and nouns for a doer ("indexer", "importer", "scheduler") are
+    left to the rules that read them as a part of the passage's project."""
+    return (
+        name.isalpha()
+        and name.islower()
+        and name in _nouns()
+        and name not in HEAD_TYPES
+        and not name.endswith(("er", "or"))
+        and known_type(name) is None
+    )
+
+
+def marked_as_name(name: str, text: str) -> bool:
+    """The writer set the word apart: backticks or quotes around it, an ``@`` handle, or a
+    heading of its own ("# tidewater")."""
+    word = re.escape(name)
+    return (
+        re.search(r"[`'\"@]" + word + r"\b", text) is not None
+        or re.search(r"^#+[ \t]*" + word + r"[ \t]*$", text, re.MULTILINE) is not None
+    )

@@ -1,0 +1,77 @@
+"""Rules of the offline extractor for real prose (issue 33), each on sentences written here:
+passives whose agent comes last, "which" after a phrase that was no relation's object, the topic
+of a work log, and the English-noun filter."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.extraction.heuristic import HeuristicExtractor
+from kg.extraction.nouns import common_noun, marked_as_name
+
+
+@pytest.fixture(scope="module")
+def extract():
+    return HeuristicExtractor().extract
+
+
+def relations(result) -> set[tuple[str, str, str]]:
+    return {(e.source, e.rel_type, e.target) for e in result.edges}
+
+
+def test_agent_after_a_passive_is_the_source(extract):
+    got = extract("Metrics from the billing daemon are forwarded to Graphite by Telegraf.")
+    assert ("Telegraf", "writes_to", "Graphite") in relations(got)
+    # The subject's origin is what the agent reads from; nothing points back at the agent.
+    assert ("Telegraf", "reads_from", "billing daemon") in relations(got)
+    assert not any(e.target == "Telegraf" for e in got.edges)
+
+
+def test_by_without_a_passive_is_not_an_agent(extract):
+    got = extract("The ingest worker writes to Graphite by default.")
+    assert {e.source for e in got.edges} <= {"ingest worker"}
+
+
+def test_which_refers_to_the_phrase_before_it(extract):
+    got = extract(
+        "We moved the archive to Wasabi. Reports are produced by the ledger-close job, which "
+        "then uploads to Wasabi."
+    )
+    assert ("ledger-close job", "writes_to", "Wasabi") in relations(got)
+    assert not any(e.source == e.target for e in got.edges)
+
+
+def test_work_log_opening_names_the_subject_of_later_sentences(extract):
+    got = extract("day 4 on the kiln monitor. we're using Mosquitto for messages now.")
+    assert ("kiln monitor", "uses", "Mosquitto") in relations(got)
+    assert {e.name: e.entity_type for e in got.entities}["kiln monitor"] == "project"
+
+
+def test_work_log_opening_without_a_thing_sets_no_subject(extract):
+    got = extract("notes for now: we're using Mosquitto for messages.")
+    assert got.edges == []
+    assert "now" not in {e.name for e in got.entities}
+
+
+def test_a_lone_english_noun_is_not_staged(extract):
+    got = extract("The ingest worker writes receipts to archives.")
+    assert "archives" not in {e.name for e in got.entities}
+    assert got.edges == []
+
+
+def test_an_english_noun_the_writer_marked_as_a_name_is_kept(extract):
+    got = extract("The ingest worker writes receipts to `archives`.")
+    assert ("ingest worker", "writes_to", "archives") in relations(got)
+
+
+def test_noun_list_knows_english_nouns_but_not_technology_names():
+    assert common_noun("receipts") and common_noun("invoices")
+    assert not common_noun("nginx")  # the gazetteer knows it
+    assert not common_noun("Receipts")  # capitalised: may be a product
+    assert marked_as_name("archives", "to the `archives` bucket")
+    assert not marked_as_name("archives", "to the archives")
+
+
+def test_a_title_that_is_an_english_word_stays_the_project(extract):
+    got = extract("# lantern\n\nIt keeps its state in SQLite.")
+    assert ("lantern", "stores_in", "SQLite") in relations(got)
