@@ -14,3 +14,8 @@ def clean(name: str) -> str:
 
 def edge_key(source: str, target: str, rel_type: str) -> str:
     return f"{norm(source)}|{rel_type.strip().lower()}|{norm(target)}"
+
+
+def observation_key(name: str, entity_name: str) -> str:
+    """An observation's identity: its name on its entity's (blank: of no entity)."""
+    return f"{norm(entity_name)}|{norm(name)}"

@@ -306,14 +306,17 @@ class ObservationCandidate(Candidate):
 
 
 class Blocklist(models.Model):
-    """Normalised identities moderators rejected: never proposed again."""
+    """Normalised identities moderators rejected: never proposed again. An entity is its name,
+    an edge its relation (``edge_key``), an observation its name and entity's
+    (``observation_key``)."""
 
     class Kind(models.TextChoices):
         ENTITY = "entity"
         EDGE = "edge"
+        OBSERVATION = "observation"
 
     item = models.CharField(max_length=600)
-    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.ENTITY)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.ENTITY)
     reason = models.TextField(blank=True, default="")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -10,7 +10,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from kg.extraction import ExtractedEdge, ExtractedEntity, Extraction
-from kg.identity import clean, edge_key, norm
+from kg.identity import clean, edge_key, norm, observation_key
 from kg.models import (
     Blocklist,
     CandidateStatus,
@@ -209,23 +209,23 @@ class StagedObservation:
     confidence: float = 1.0
 
 
-# An observation candidate rejected before is not staged again: the rejected row itself is
-# the record (the blocklist holds names and relations, not texts).
-_OBSERVATION_SEEN = (*LIVE, CandidateStatus.REJECTED)
-
-
 def stage_observations(
     *, observations: list[StagedObservation], origin: str, thought_id: Any = None
 ) -> int:
     """Write pending candidates for ``observations``, skipping an identity (name and entity
-    name, ignoring case) already pending, approved or rejected, and a name the graph already
-    holds for the same source thought. Returns how many were written."""
+    name, ignoring case) already pending or approved, one a moderator rejected (blocklisted),
+    and a name the graph already holds for the same source thought. Returns how many were
+    written."""
     items = [o for o in observations if clean(o.name)]
     names = {clean(o.name)[:255] for o in items}
     seen = set(
         ObservationCandidate.objects.annotate(n=Lower("name"), e=Lower("entity_name"))
-        .filter(n__in={n.lower() for n in names}, status__in=_OBSERVATION_SEEN)
+        .filter(n__in={n.lower() for n in names}, status__in=LIVE)
         .values_list("n", "e")
+    )
+    blocked = _blocked(
+        Blocklist.Kind.OBSERVATION,
+        {observation_key(clean(o.name)[:255], clean(o.entity_name)[:255]) for o in items},
     )
     in_graph = set(
         Observation.objects.filter(name__in=names, source_thought_id=thought_id).values_list(
@@ -236,7 +236,7 @@ def stage_observations(
     for obs in items:
         name, entity_name = clean(obs.name)[:255], clean(obs.entity_name)[:255]
         key = (name.lower(), entity_name.lower())
-        if key in seen or name in in_graph:
+        if key in seen or name in in_graph or observation_key(name, entity_name) in blocked:
             continue
         seen.add(key)
         new.append(

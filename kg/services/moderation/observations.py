@@ -1,17 +1,19 @@
 """Deciding an observation candidate: approve (an observation of its entity, which must exist
-by then) or reject. An observation is never aliased."""
+by then) or reject (its text on its entity is blocklisted). An observation is never aliased."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from kg.models import Entity, ObservationCandidate
+from kg.identity import observation_key
+from kg.models import Blocklist, Entity, ObservationCandidate
 from kg.selectors.visibility import memories_visible_to
 from kg.services.memories import observation_upsert
 from kg.services.moderation.base import (
     Decided,
     DecisionError,
     DecisionItem,
+    block,
     entity_find,
     pending_candidate,
     reviewed,
@@ -29,10 +31,17 @@ def decide_observation(item: DecisionItem, reviewer: User | None) -> Decided:
             f"observation candidate {item.id}: only entity candidates can be aliased"
         )
     if item.decision == "reject":
-        # No blocklist entry: the rejected candidate keeps its text from being staged again.
-        reviewed(cand, item, reviewer)
-        return "rejected; it will not be staged again", None, False
+        return _observation_reject(cand, item, reviewer)
     return _observation_approve(cand, item, reviewer)
+
+
+def _observation_reject(
+    cand: ObservationCandidate, item: DecisionItem, reviewer: User | None
+) -> Decided:
+    """Reject the candidate and blocklist its text on its entity."""
+    block(Blocklist.Kind.OBSERVATION, observation_key(cand.name, cand.entity_name), item, reviewer)
+    reviewed(cand, item, reviewer)
+    return "rejected; the observation is blocklisted", None, False
 
 
 def _observation_entity(cand: ObservationCandidate, reviewer: User | None) -> Entity | None:
