@@ -1,13 +1,21 @@
 """Clause shapes the verb scanner of ``heuristic`` leaves to these helpers: the agent of a passive
 written after its object ("shipped to Loki by Vector"), the subject a "which" refers to when no
-relation came before it, and the topic of a work log ("day 3 on the greenhouse controller")."""
+relation came before it, the topic of a work log ("day 3 on the kiln monitor"), and a list after
+a colon ("talks to three services: billing, search and mail")."""
 
 from __future__ import annotations
 
 import re
 
 from kg.extraction.names import clean, name_like
-from kg.extraction.phrases import AUX_WORDS, Sentence, between_subject_and_verb, determiner
+from kg.extraction.phrases import (
+    AUX_WORDS,
+    Sentence,
+    Tok,
+    between_subject_and_verb,
+    determiner,
+    name_word,
+)
 
 _LOG_OPENING = re.compile(
     r"\A[ \t#*_>-]*(?:[\w .,/-]{0,30}?\b(?:day|week|session|sprint|night|evening)\s*#?\d*"
@@ -79,3 +87,48 @@ def log_topic(text: str) -> str | None:
     if name is None or name.lower() != surface.lower():
         return None
     return name
+
+
+_LIST_WORDS = {",", "and", "or", "&"}
+
+
+def join_colon_lists(sentences: list[list[Tok]], text: str) -> list[list[Tok]]:
+    """ "It talks to three services: billing, search and mail.": the tokenizer ends a sentence
+    at a colon; when the part before it holds a relation verb and the rest of the line is only
+    a list of names, the list is put back as the verb's objects. A comma stands for the colon
+    when an object phrase came before it ("three services, billing, ..."); after a verb or its
+    preposition ("It depends on: Redis") the list follows directly."""
+    out: list[list[Tok]] = []
+    for toks in sentences:
+        prev = out[-1] if out else None
+        if prev and _ends_at_colon(prev, toks, text) and _only_names(toks, text):
+            head = Sentence(prev, text)
+            if any(head.verb_at(i) is not None for i in range(len(prev))):
+                first = toks[0]
+                moved = [Tok(first.text, first.start, first.end, False), *toks[1:]]
+                if name_word(prev[-1]) and not head.verb_at(len(prev) - 1):
+                    end = prev[-1].end
+                    moved.insert(0, Tok(",", end, end + 1, False))
+                out[-1] = [*prev, *moved]
+                continue
+        out.append(toks)
+    return out
+
+
+def _ends_at_colon(prev: list[Tok], toks: list[Tok], text: str) -> bool:
+    between = text[prev[-1].end : toks[0].start]
+    return "\n" not in between and between.strip(" \t`*_") == ":"
+
+
+def _only_names(toks: list[Tok], text: str) -> bool:
+    sent = Sentence(toks, text)
+    if any(sent.verb_at(i) is not None for i in range(len(toks))):
+        return False
+    return all(
+        t.low in _LIST_WORDS or determiner(t) or (name_word(t) and not _gerund(t)) for t in toks
+    )
+
+
+def _gerund(tok: Tok) -> bool:
+    """ "retrying", "caching": a lower-case -ing word makes the rest of the line a clause."""
+    return tok.text.islower() and tok.low.endswith("ing")

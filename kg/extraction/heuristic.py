@@ -14,7 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kg.extraction.clauses import log_topic, passive_agent, passive_source, relative_antecedent
+from kg.extraction.clauses import (
+    join_colon_lists,
+    log_topic,
+    passive_agent,
+    passive_source,
+    relative_antecedent,
+)
 from kg.extraction.lexicon import (
     ARROWS,
     HEAD_TYPES,
@@ -63,6 +69,7 @@ class _State:
     last_object: str | None = None
     sentence: str = ""
     indefinite: set[str] = field(default_factory=set)
+    owned: set[str] = field(default_factory=set)  # "its core solver": a part of the topic
     explicit: set[str] = field(default_factory=set)  # ends of "a -> b" and snake_case relations
     evidence: dict[tuple[str, str], str] = field(default_factory=dict)
 
@@ -122,7 +129,7 @@ class HeuristicExtractor:
             relational.add(state.topic)
         spans = sentence_spans(text)
         required = _required_items(text)
-        for toks in tokenize(text):
+        for toks in join_colon_lists(tokenize(text), text):
             sent = Sentence(toks, text)
             state.sentence = next(
                 (text[a:b] for a, b in spans if a <= toks[0].start < b),
@@ -254,6 +261,8 @@ class HeuristicExtractor:
             else:
                 self._name(sent, before, names)
                 state.indefinite.add(sent.span(*before).lower())
+        if before is not None and _owned_part(sent, before):
+            state.owned.add(self._name(sent, before, names))
         return before
 
     def _choose_subjects(
@@ -329,7 +338,10 @@ class HeuristicExtractor:
         if (
             state.topic
             and kept
-            and all(_bare(names.get(k, k)) and k not in state.explicit for k in kept)
+            and all(
+                (_bare(names.get(k, k)) or k in state.owned) and k not in state.explicit
+                for k in kept
+            )
         ):
             kept = []  # "The frontend is served by Caddy": the README's project is
         if kept:
@@ -360,6 +372,8 @@ class HeuristicExtractor:
             before = sent.phrase_before(k)
             if before is not None and before[1] == k:
                 subject = self._name(sent, before, names)
+                if _owned_part(sent, before):
+                    state.owned.add(subject)
                 if clean(names[subject]) is None:
                     return
             elif (
@@ -370,7 +384,7 @@ class HeuristicExtractor:
                 return
             if state.topic is None and _strong(names.get(subject, "")):
                 state.topic = subject
-            if state.topic and _bare(names.get(subject, subject)):
+            if state.topic and (_bare(names.get(subject, subject)) or subject in state.owned):
                 subject = state.topic  # "The frontend is a small Svelte app": the project's
             state.last_object = subject
             span = sent.phrase_after(k + 2)
@@ -378,7 +392,7 @@ class HeuristicExtractor:
                 return
             words = sent.span(*span).split()
             head_kind = words[-1].lower() in KIND_NOUNS or words[-1].lower() in HEAD_TYPES
-            tech = next((w for w in words[:-1] if known_type(w) in ("library", "technology")), None)
+            tech = _known_tech(words)
             if head_kind and tech is not None:
                 key = tech.lower()
                 names.setdefault(key, tech)
@@ -479,7 +493,7 @@ class HeuristicExtractor:
             if second is None:
                 return
             old, new = self._name(sent, first, names), self._name(sent, second, names)
-            if _strong(names[old]) and _strong(names[new]):
+            if _migratable(names[old]) and _migratable(names[new]):
                 self._edge(edges, old, new, "replaced_by")
                 state.evidence.setdefault((old, new), state.sentence)
             return
@@ -888,6 +902,38 @@ def _identifier(name: str, text: str) -> bool:
 def _strong(name: str) -> bool:
     """A name outside any relation must look like one by its spelling."""
     return any(name_like(w) for w in name.split())
+
+
+def _owned_part(sent: Sentence, span: tuple[int, int]) -> bool:
+    """ "Its core solver", "our search": a part named only by a possessive and common words, so
+    it stands for the project the passage is about."""
+    toks = sent.toks
+    return (
+        span[0] > 0
+        and toks[span[0] - 1].low in ("its", "our", "my", "their")
+        and not _strong(sent.span(*span))
+    )
+
+
+def _known_tech(words: list[str]) -> str | None:
+    """A known language or framework before the kind noun, with the version written after it:
+    "a Fortran 2008 module" gives "Fortran 2008"."""
+    for n, word in enumerate(words[:-1]):
+        if known_type(word) in ("library", "technology"):
+            end = n + 1
+            while end < len(words) - 1 and _VERSION_TOKEN.fullmatch(words[end]):
+                end += 1
+            return " ".join(words[n:end])
+    return None
+
+
+def _migratable(name: str) -> bool:
+    """An end of "from X to Y": a name by its spelling, or one lower-case word that is no English
+    noun ("from dnsmasq to unbound" in a log written in lower case; not "from staging to prod")."""
+    if _strong(name):
+        return True
+    word = clean(name)
+    return word is not None and " " not in word and word.isalpha() and not common_noun(word)
 
 
 def _looks_like_person(name: str) -> bool:

@@ -75,3 +75,38 @@ def test_noun_list_knows_english_nouns_but_not_technology_names():
 def test_a_title_that_is_an_english_word_stays_the_project(extract):
     got = extract("# lantern\n\nIt keeps its state in SQLite.")
     assert ("lantern", "stores_in", "SQLite") in relations(got)
+
+
+def test_list_after_a_colon_gives_the_verb_its_objects(extract):
+    got = extract("The exporter depends on: Redis, Kafka and MinIO.")
+    assert {("exporter", "depends_on", x) for x in ("Redis", "Kafka", "MinIO")} <= relations(got)
+
+
+def test_list_after_a_plural_object_and_colon_names_each_one(extract):
+    got = extract("# relay\n\nIt talks to three internal services: Search and Mailroom.")
+    assert {("relay", "calls", "Search"), ("relay", "calls", "Mailroom")} <= relations(got)
+    assert not any("services" in e.name for e in got.entities)
+
+
+def test_clause_after_a_colon_is_no_list(extract):
+    got = extract("The fix uses a simple trick: retry twice.")
+    assert got.edges == []
+
+
+def test_lower_case_tools_in_a_migration_are_names(extract):
+    got = extract("Evening: moved the resolver from dnsmasq to unbound.")
+    assert ("dnsmasq", "replaced_by", "unbound") in relations(got)
+
+
+def test_english_nouns_in_from_to_are_no_migration(extract):
+    assert extract("moved the deploy from staging to production today.").edges == []
+
+
+def test_possessive_part_stands_for_the_project(extract):
+    got = extract(
+        "# orbitfit\n\norbitfit fits orbits. Its numeric core is a Fortran 2008 module wrapped "
+        "with f2py."
+    )
+    assert ("orbitfit", "built_with", "Fortran 2008") in relations(got)
+    assert ("orbitfit", "uses", "f2py") in relations(got)
+    assert "numeric core" not in {e.name for e in got.entities}
