@@ -4,9 +4,9 @@ runs) for the Celery worker and returns its id at once; :func:`reembed_job_statu
 the worker has reported since: queued, running with rows done of the total, done with the
 run's summary, or failed with the error.
 
-The job lives in Celery's result backend (Redis), under the task's id, for
-``CELERY_RESULT_EXPIRES`` (a day by default): the start records it as ``QUEUED`` before the
-task is sent, so an id that was never started reads as unknown rather than as waiting.
+The job lives in Celery's result backend (Redis), under the task's id, for a day (Celery's
+``result_expires``): the start records it as ``QUEUED`` before the task is sent, so an id
+that was never started reads as unknown rather than as waiting.
 Without ``REDIS_URL`` tasks run eagerly inside the caller's process and there is no worker
 and no shared backend to follow a job in: a start is refused, with what to do instead.
 """

@@ -182,3 +182,28 @@ def test_without_redis_background_is_refused_with_what_to_do_instead(live_server
     ran = _call(url, key, {"operation": "reembed_kg"})
     assert not ran.is_error and ran.structured_content["rows"] == 1
     assert ran.structured_content["job"] is None
+
+
+@pytest.mark.worker
+def test_a_job_whose_provider_fails_reads_as_failed_with_the_error(live_server, user):
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on: the provider cannot connect
+        probe.bind(("127.0.0.1", 0))
+        dead = probe.getsockname()[1]
+    url, key = f"{live_server.url}/mcp", _key(_staff(user))
+    Entity.objects.create(name="Pier")
+    provider = {
+        "EMBEDDING_PROVIDER": "openai", "OPENAI_API_KEY": "sk-test",
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{dead}/v1", "EMBEDDING_MAX_RETRIES": "0",
+        "EMBEDDING_TIMEOUT": "2",
+    }  # fmt: skip
+    with worker_and_redis(**provider) as worker:
+        started = _call(url, key, {"operation": "reembed_kg", "background": True})
+        job_id = started.structured_content["job"]["id"]
+        seen = _poll(url, key, job_id, worker=worker,
+                     until=lambda s: s["job"]["state"] in ("done", "failed"))  # fmt: skip
+    job = seen[-1]["job"]
+    assert job["state"] == "failed" and seen[-1]["rows"] is None
+    assert "0 rows were re-embedded before this; run again to resume" in job["error"]
+    assert Entity.objects.filter(embedding__isnull=True).count() == 1
