@@ -132,3 +132,16 @@ def _only_names(toks: list[Tok], text: str) -> bool:
 def _gerund(tok: Tok) -> bool:
     """ "retrying", "caching": a lower-case -ing word makes the rest of the line a clause."""
     return tok.text.islower() and tok.low.endswith("ing")
+
+
+_GLOSSED = re.compile(
+    r"\b(?P<name>[A-Z][\w.-]+(?: [A-Z][\w.-]+)?) \((?:my|our|a|an|the)\b[^()\n]{0,40}?"
+    r"\b(?:app|project|tool|game|library|site|service|bot|plugin|crate|package)\)"
+)
+
+
+def glossed_topic(text: str) -> str | None:
+    """ "Tallybird (my tiny invoicing app) pays for itself": a name glossed in parentheses as
+    the writer's app or project is what the passage is about."""
+    match = _GLOSSED.search(text)
+    return match.group("name") if match else None

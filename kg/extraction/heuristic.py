@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from kg.extraction.clauses import (
+    glossed_topic,
     join_colon_lists,
     log_topic,
     passive_agent,
@@ -49,6 +50,7 @@ from kg.extraction.phrases import (
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
 
 _HEADING = re.compile(r"\A\s*#\s+([\w.\-]+(?: [\w.\-]+){0,3})\s*$", re.MULTILINE)
+_DOCUMENT_WORDS = re.compile(r"\s+(?:changelog|change log|release notes|readme|docs)$", re.I)
 AUX = {"is", "are", "was", "were"}
 # A version written right after a name is part of it: "PostgreSQL 16", "Python 3.9+", "Mistral 7B".
 _VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)*\+?|\d+[bB]|LTS", re.IGNORECASE)
@@ -116,13 +118,15 @@ class HeuristicExtractor:
         state = _State()
         relational: set[str] = set()
         heading = _HEADING.search(text)
-        if heading and clean(heading.group(1)):
-            state.topic = heading.group(1).lower()
-            seen[state.topic] = heading.group(1)
-            names[state.topic] = heading.group(1)
+        # "# vaultkey changelog": the project is vaultkey, the rest says which document this is.
+        title = _DOCUMENT_WORDS.sub("", heading.group(1)) if heading else ""
+        if heading and clean(title):
+            state.topic = title.lower()
+            seen[state.topic] = title
+            names[state.topic] = title
             types[state.topic] = "project"
             relational.add(state.topic)
-        if state.topic is None and (logged := log_topic(text)) is not None:
+        if state.topic is None and (logged := log_topic(text) or glossed_topic(text)):
             state.topic = logged.lower()  # "day 12 on the weather station": what the log is about
             seen[state.topic] = names[state.topic] = logged
             types[state.topic] = "project"
@@ -363,14 +367,20 @@ class HeuristicExtractor:
         what "which" and "it" refer to, and a known framework or language before a kind noun is
         what it is built with."""
         toks = sent.toks
-        for k in range(1, len(toks) - 1):
-            if toks[k].low in ("is", "are") and toks[k + 1].low not in ("a", "an", "not", "no"):
+        for k in range(len(toks) - 1):
+            if (
+                k
+                and toks[k].low in ("is", "are")
+                and toks[k + 1].low not in ("a", "an", "not", "no")
+            ):
                 self._made_of(sent, k, names, edges, state)
                 continue
-            if toks[k].low not in ("is", "'s", "are") or toks[k + 1].low not in ("a", "an"):
+            if toks[k].low not in ("is", "'s", "are", "it's") or toks[k + 1].low not in ("a", "an"):
                 continue
-            before = sent.phrase_before(k)
-            if before is not None and before[1] == k:
+            before = sent.phrase_before(k) if k else None
+            if toks[k].low == "it's" and (state.last_subject or state.topic):
+                subject = state.last_subject or state.topic or ""  # "It's a Laravel app"
+            elif before is not None and before[1] == k:
                 subject = self._name(sent, before, names)
                 if _owned_part(sent, before):
                     state.owned.add(subject)

@@ -14,6 +14,7 @@ from pathlib import Path
 from kg.extraction.lexicon import HEAD_TYPES
 from kg.extraction.names import known_type
 
+_DOCUMENT = r"(?:changelog|change log|release notes|readme|docs)"
 _DATA = Path(__file__).resolve().parent / "data" / "common_nouns.txt"
 
 
@@ -43,5 +44,6 @@ def marked_as_name(name: str, text: str) -> bool:
     word = re.escape(name)
     return (
         re.search(r"[`'\"@]" + word + r"\b", text) is not None
-        or re.search(r"^#+[ \t]*" + word + r"[ \t]*$", text, re.MULTILINE) is not None
+        or re.search(rf"^#+[ \t]*{word}(?:[ \t]+{_DOCUMENT})?[ \t]*$", text, re.M | re.I)
+        is not None
     )

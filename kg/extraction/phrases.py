@@ -51,6 +51,7 @@ _MAX_NAME_TOKENS = 5
 _GAP_STOPS = {
     "and", "or", "but", "to", "from", "in", "on", "with", "by", "of", "for", "into", "at",
     "is", "are", "was", "were", "not", "no", "which", "that", "who", "it", "they", "we", "i",
+    "goes", "went", "gets", "got", "comes", "came",
 }  # fmt: skip
 _GAP = 2  # words allowed between a verb and its preposition ("reads logs from")
 

@@ -110,3 +110,20 @@ def test_possessive_part_stands_for_the_project(extract):
     assert ("orbitfit", "built_with", "Fortran 2008") in relations(got)
     assert ("orbitfit", "uses", "f2py") in relations(got)
     assert "numeric core" not in {e.name for e in got.entities}
+
+
+def test_changelog_heading_names_the_project_not_the_document(extract):
+    got = extract("# quarrel changelog\n\n## 2.0\n\n- The sync client is built on httpx.")
+    assert "quarrel" in {e.name for e in got.entities}
+    assert "quarrel changelog" not in {e.name.lower() for e in got.entities}
+
+
+def test_a_verb_between_noun_and_preposition_ends_the_relation(extract):
+    # "build" is a noun here: the verb of the clause is "goes", so no built_with edge.
+    got = extract("day 3 on Moth Garden. the build goes up on itch.io tonight.")
+    assert not any(e.rel_type == "built_with" for e in got.edges)
+
+
+def test_name_glossed_as_the_writers_app_is_what_it_refers_to(extract):
+    got = extract("Pebblebox (our little backup tool) turned two. It's a Go app these days.")
+    assert ("Pebblebox", "built_with", "Go") in relations(got)
