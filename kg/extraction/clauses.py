@@ -145,3 +145,35 @@ def glossed_topic(text: str) -> str | None:
     the writer's app or project is what the passage is about."""
     match = _GLOSSED.search(text)
     return match.group("name") if match else None
+
+
+_NAME = r"[\w.+-]+(?: [\w.+-]+){0,2}?"
+_RELEASE_OPENING = re.compile(
+    rf"\A[ \t#*_]*(?:(?P<before>{_NAME}):?[ \t]+(?:release notes|changelog|change log)\b"
+    rf"|(?:release notes|changelog|change log) for (?P<after>{_NAME})\b)",
+    re.IGNORECASE,
+)
+
+
+def release_topic(text: str) -> str | None:
+    """ "Emberfall Engine: release notes for 0.9", "Changelog for marlin": the project whose
+    release notes these are, so that "Physics now runs on Rapier" is about it."""
+    match = _RELEASE_OPENING.match(text)
+    if match is None:
+        return None
+    name = clean(match.group("before") or match.group("after"))
+    return name if name is not None and any(name_like(w) for w in name.split()) else None
+
+
+def paired_on(sent: Sentence) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """ "Paired with Teodora on the billing-export job": the person and what they work on."""
+    toks = sent.toks
+    for i in range(len(toks) - 3):
+        if toks[i].low not in ("paired", "pairing", "pair") or toks[i + 1].low != "with":
+            continue
+        person = sent.phrase_after(i + 2)
+        if person is None or person[1] >= len(toks) or toks[person[1]].low != "on":
+            return None
+        thing = sent.phrase_after(person[1] + 1)
+        return (person, thing) if thing is not None else None
+    return None

@@ -20,7 +20,9 @@ from kg.extraction.clauses import (
     log_topic,
     passive_agent,
     passive_source,
+    paired_on,
     relative_antecedent,
+    release_topic,
 )
 from kg.extraction.lexicon import (
     ARROWS,
@@ -126,7 +128,9 @@ class HeuristicExtractor:
             names[state.topic] = title
             types[state.topic] = "project"
             relational.add(state.topic)
-        if state.topic is None and (logged := log_topic(text) or glossed_topic(text)):
+        if state.topic is None and (
+            logged := log_topic(text) or release_topic(text) or glossed_topic(text)
+        ):
             state.topic = logged.lower()  # "day 12 on the weather station": what the log is about
             seen[state.topic] = names[state.topic] = logged
             types[state.topic] = "project"
@@ -196,6 +200,12 @@ class HeuristicExtractor:
     ) -> None:
         self._from_to(sent, names, edges, state)
         self._copula(sent, names, edges, state)
+        if (pair := paired_on(sent)) is not None:
+            person, thing = (self._name(sent, span, names) for span in pair)
+            if _looks_like_person(names[person]):
+                types[person] = "person"  # "paired with Teodora on the export job"
+                self._edge(edges, person, thing, "works_on")
+                state.evidence.setdefault((person, thing), state.sentence)
         scan = _Scan(last_object=state.last_object)
         i = 0
         while i < len(sent.toks):
@@ -265,7 +275,7 @@ class HeuristicExtractor:
             else:
                 self._name(sent, before, names)
                 state.indefinite.add(sent.span(*before).lower())
-        if before is not None and _owned_part(sent, before):
+        if before is not None and (_owned_part(sent, before) or _capitalised_noun(sent, before)):
             state.owned.add(self._name(sent, before, names))
         return before
 
@@ -310,9 +320,13 @@ class HeuristicExtractor:
         if pattern.two_objects:
             if len(objects) > 1:
                 first, second = objects[0], objects[1]
+                scan.last_object = state.last_object = second
+                if pattern.relation == "replaced_by" and not (
+                    _replaceable(names[first]) and _replaceable(names[second])
+                ):
+                    return  # "replaced the hand-rolled http code with Retrofit": no named old end
                 self._edge(edges, first, second, pattern.relation)
                 state.evidence.setdefault((first, second), state.sentence)
-                scan.last_object = state.last_object = second
             return
         # A relation the writer spelled in snake_case is kept as written; a verb's is mapped
         # to the moderators' vocabulary, some with their ends swapped ("X contains Y").
@@ -558,8 +572,9 @@ class HeuristicExtractor:
         if span is None:
             return
         old = self._name(sent, span, names)
-        self._edge(edges, old, new, "replaced_by")
-        state.evidence.setdefault((old, new), state.sentence)
+        if _replaceable(names[old]) and _replaceable(names[new]):
+            self._edge(edges, old, new, "replaced_by")
+            state.evidence.setdefault((old, new), state.sentence)
 
     def _subjects(
         self, sent: Sentence, span: tuple[int, int], floor: int, names: dict[str, str]
@@ -914,6 +929,13 @@ def _strong(name: str) -> bool:
     return any(name_like(w) for w in name.split())
 
 
+def _capitalised_noun(sent: Sentence, span: tuple[int, int]) -> bool:
+    """ "Physics now runs on Rapier": an English noun capitalised only because it starts the
+    sentence names a part or concern of the passage's project, not a product."""
+    tok = sent.toks[span[0]]
+    return span[1] - span[0] == 1 and tok.first and tok.text.istitle() and common_noun(tok.low)
+
+
 def _owned_part(sent: Sentence, span: tuple[int, int]) -> bool:
     """ "Its core solver", "our search": a part named only by a possessive and common words, so
     it stands for the project the passage is about."""
@@ -935,6 +957,21 @@ def _known_tech(words: list[str]) -> str | None:
                 end += 1
             return " ".join(words[n:end])
     return None
+
+
+def _replaceable(name: str) -> bool:
+    """An end of a replacement: a name by its spelling (capitals, digits, dots, a known word)
+    or one lower-case word that is no English noun. Not a description in common words ("our
+    home-grown solver", "the bulk endpoint"), which would give the moderator no node to keep."""
+    words = (clean(name) or "").split()
+    if not words:
+        return False
+    if len(words) == 1:
+        return _migratable(words[0])
+    return any(
+        any(c.isupper() or c.isdigit() for c in w) or known_lower(w) or re.search(r"[._]", w)
+        for w in words
+    )
 
 
 def _migratable(name: str) -> bool:

@@ -127,3 +127,22 @@ def test_a_verb_between_noun_and_preposition_ends_the_relation(extract):
 def test_name_glossed_as_the_writers_app_is_what_it_refers_to(extract):
     got = extract("Pebblebox (our little backup tool) turned two. It's a Go app these days.")
     assert ("Pebblebox", "built_with", "Go") in relations(got)
+
+
+def test_release_notes_opening_names_the_project(extract):
+    got = extract("Saltmarsh Studio: release notes for 2.1\n\n- Networking now runs on ENet.")
+    assert ("Saltmarsh Studio", "runs_on", "ENet") in relations(got)
+    assert "Networking" not in {e.name for e in got.entities}
+
+
+def test_replacement_needs_a_named_old_end(extract):
+    got = extract("- replaced the hand-rolled retry code with Tenacity")
+    assert not any(e.rel_type == "replaced_by" for e in got.edges)
+    got = extract("- replaced Backoff with Tenacity")
+    assert ("Backoff", "replaced_by", "Tenacity") in relations(got)
+
+
+def test_pairing_in_a_log_means_the_person_works_on_it(extract):
+    got = extract("- Paired with Ingrid on the invoice-sync job; it writes to Snowflake.")
+    assert ("Ingrid", "works_on", "invoice-sync job") in relations(got)
+    assert {e.name: e.entity_type for e in got.entities}["Ingrid"] == "person"
