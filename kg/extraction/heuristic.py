@@ -18,9 +18,9 @@ from kg.extraction.clauses import (
     glossed_topic,
     join_colon_lists,
     log_topic,
+    paired_on,
     passive_agent,
     passive_source,
-    paired_on,
     relative_antecedent,
     release_topic,
 )
