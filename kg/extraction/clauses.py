@@ -177,3 +177,21 @@ def paired_on(sent: Sentence) -> tuple[tuple[int, int], tuple[int, int]] | None:
         thing = sent.phrase_after(person[1] + 1)
         return (person, thing) if thing is not None else None
     return None
+
+
+def headed_participle(sent: Sentence, k: int) -> tuple[int, int] | None:
+    """ "New async client, built on aiohttp.": a bullet that opens with a thing and goes on with
+    a participle after a comma says the participle of that thing, not of the project."""
+    toks = sent.toks
+    if (
+        k < 2
+        or toks[k - 1].text != ","
+        or not re.fullmatch(r"[a-z]+(?:ed|en)|built|made|kept", toks[k].text)
+    ):
+        return None
+    span = sent.phrase_before(k - 1)
+    if span is None or span[1] != k - 1:
+        return None
+    if any(not determiner(t) for t in toks[: span[0]]):
+        return None  # the phrase must open the sentence
+    return span

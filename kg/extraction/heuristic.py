@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from kg.extraction.clauses import (
     glossed_topic,
+    headed_participle,
     join_colon_lists,
     log_topic,
     paired_on,
@@ -54,6 +55,8 @@ from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
 _HEADING = re.compile(r"\A\s*#\s+([\w.\-]+(?: [\w.\-]+){0,3})\s*$", re.MULTILINE)
 _DOCUMENT_WORDS = re.compile(r"\s+(?:changelog|change log|release notes|readme|docs)$", re.I)
 AUX = {"is", "are", "was", "were"}
+_DOMAIN = re.compile(r"(?:[\w-]+\.)+(?:com|org|net|dev|co|uk|de|fr|nl|eu|app|me)", re.I)
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?)\b(?![.@]\w)")
 # A version written right after a name is part of it: "PostgreSQL 16", "Python 3.9+", "Mistral 7B".
 _VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)*\+?|\d+[bB]|LTS", re.IGNORECASE)
 MIGRATION_VERBS = {
@@ -135,6 +138,12 @@ class HeuristicExtractor:
             seen[state.topic] = names[state.topic] = logged
             types[state.topic] = "project"
             relational.add(state.topic)
+        for handle in _HANDLE.findall(text):
+            key = handle.lower()  # "thanks @ravi-s": a person, named without the "@"
+            seen.setdefault(key, handle)
+            names.setdefault(key, handle)
+            types[key] = "person"
+            relational.add(key)
         spans = sentence_spans(text)
         required = _required_items(text)
         for toks in join_colon_lists(tokenize(text), text):
@@ -297,12 +306,16 @@ class HeuristicExtractor:
             scan.subjects = [self._name(sent, before, names)]  # "A -> B -> C": B goes on
         elif (appositive := _appositive(sent, k)) is not None:
             scan.subjects = [self._name(sent, appositive, names)]  # "The lead, Maria, manages"
+        elif (headed := headed_participle(sent, k)) is not None:
+            scan.subjects = [self._name(sent, headed, names)]  # "New async client, built on X"
         elif (antecedent := relative_antecedent(sent, k)) is not None:
             scan.subjects = [self._name(sent, antecedent, names)]  # "by the X job, which writes"
         elif k > 0 and toks[k - 1].low in RELATIVE and scan.last_object:
             scan.subjects = [scan.last_object]  # "the auth API, which depends on Redis"
         elif k > 0 and toks[k - 1].low in PRONOUNS:
-            it = state.last_subject or state.topic
+            head = _sentence_head(sent, k - 1)
+            it = (self._name(sent, head, names) if head else None) or state.last_subject
+            it = it or state.topic
             scan.subjects = [it] if toks[k - 1].low == "it" and it else []
 
     def _link(
@@ -759,6 +772,8 @@ def _cleaned(
         and not marked_as_name(cleaned, text)
     ):
         cleaned = None  # "retries", "payments": a moderator would reject an English noun alone
+    if cleaned is not None and _DOMAIN.fullmatch(cleaned) and known_type(cleaned) is None:
+        cleaned = None  # "example.com", "status.acme.org": an address, not a thing
     return cleaned
 
 
@@ -927,6 +942,22 @@ def _identifier(name: str, text: str) -> bool:
 def _strong(name: str) -> bool:
     """A name outside any relation must look like one by its spelling."""
     return any(name_like(w) for w in name.split())
+
+
+def _sentence_head(sent: Sentence, pronoun: int) -> tuple[int, int] | None:
+    """ "The Stripe webhook handler times out because it calls ...": a named, definite phrase
+    that opens the sentence is what a later "it" in the same sentence refers to."""
+    toks = sent.toks
+    if not toks or toks[0].low not in ("the", "our", "my", "this") or pronoun < 3:
+        return None
+    span = sent.phrase_after(0)
+    if span is None or span[1] >= pronoun:
+        return None
+    heads = [m for m in range(span[0], span[1]) if toks[m].low in HEAD_TYPES]
+    if heads:
+        span = (span[0], heads[0] + 1)  # "The upload service stalls": the head noun ends it
+    name = clean(sent.span(*span))
+    return span if name is not None and not _bare(name) else None
 
 
 def _capitalised_noun(sent: Sentence, span: tuple[int, int]) -> bool:

@@ -254,6 +254,9 @@ def _replacements() -> list[VerbPattern]:
         patterns.append(VerbPattern((form,), "runs_on", two_objects="to"))
     for form in ("flashed", "flash", "flashes", "installed", "install", "installs"):
         patterns.append(VerbPattern((form,), "runs_on", two_objects="onto"))
+    # "It runs QMK on an RP2040", "we run Gitea on a NUC": the first runs on the second.
+    for form in ("run", "runs", "ran"):
+        patterns.append(VerbPattern((form,), "runs_on", two_objects="on"))
     # "CircleCI replaced Travis CI": the object was replaced by the subject.
     patterns.append(VerbPattern(("replaced",), "replaced_by", reverse=True))
     return patterns

@@ -53,6 +53,7 @@ _GAP_STOPS = {
     "is", "are", "was", "were", "not", "no", "which", "that", "who", "it", "they", "we", "i",
     "goes", "went", "gets", "got", "comes", "came",
 }  # fmt: skip
+_QUANTITY_NOUNS = {"pair", "couple", "handful", "bunch", "set", "fleet", "cluster", "pool", "dozen"}
 _GAP = 2  # words allowed between a verb and its preposition ("reads logs from")
 
 
@@ -246,13 +247,21 @@ class Sentence:
         return self._trim(j, i)
 
     def phrase_after(self, i: int) -> tuple[int, int] | None:
-        """The noun phrase starting at ``i`` after any determiners (an object)."""
+        """The noun phrase starting at ``i`` after any determiners (an object). A quantity noun
+        before "of" is passed over: "a pair of RP2040 boards" names the RP2040."""
         while i < len(self.toks) and determiner(self.toks[i]):
             i += 1
+        if i + 1 < len(self.toks) and self.toks[i].low in _QUANTITY_NOUNS:
+            if self.toks[i + 1].low == "of":
+                i += 2
+                while i < len(self.toks) and determiner(self.toks[i]):
+                    i += 1
         j = i
         while j < len(self.toks) and name_word(self.toks[j]) and j - i < _MAX_NAME_TOKENS:
             if self.verb_within(j) or determiner(self.toks[j]):
                 break
+            if j > i and _participle(self.toks[j]):
+                break  # "RP2040 boards connected over TRRS": the participle starts a clause
             j += 1
         return self._trim(i, j)
 
@@ -262,6 +271,11 @@ class Sentence:
         while j > i and self.toks[j - 1].text == "&":
             j -= 1
         return (i, j) if i < j else None
+
+
+def _participle(tok: Tok) -> bool:
+    low = tok.low
+    return tok.text.islower() and low.endswith("ed") and len(low) > 4 and low not in KNOWN_TYPES
 
 
 def pronoun_at(sent: Sentence, i: int) -> str | None:

@@ -146,3 +146,30 @@ def test_pairing_in_a_log_means_the_person_works_on_it(extract):
     got = extract("- Paired with Ingrid on the invoice-sync job; it writes to Snowflake.")
     assert ("Ingrid", "works_on", "invoice-sync job") in relations(got)
     assert {e.name: e.entity_type for e in got.entities}["Ingrid"] == "person"
+
+
+def test_handles_are_people_without_the_at_sign(extract):
+    got = extract("Thanks to @mira-k and @tobias for the fixes. Write to ops@example.org.")
+    kinds = {e.name: e.entity_type for e in got.entities}
+    assert kinds.get("mira-k") == "person" and kinds.get("tobias") == "person"
+    assert not any("example" in name for name in kinds)  # an address is no node
+
+
+def test_it_refers_to_the_thing_that_opens_its_sentence(extract):
+    got = extract(
+        "Caddy fronts the site. The upload-scanner service stalls because it calls ClamAV "
+        "synchronously."
+    )
+    assert ("upload-scanner service", "calls", "ClamAV") in relations(got)
+    assert ("Caddy", "calls", "ClamAV") not in relations(got)
+
+
+def test_run_x_on_y_puts_the_first_on_the_second(extract):
+    got = extract("The badge runs MicroPython on a pair of ESP32-S3 modules wired over SPI.")
+    assert ("MicroPython", "runs_on", "ESP32-S3") in relations(got)
+
+
+def test_bullet_opening_with_a_thing_gives_the_participle_its_subject(extract):
+    got = extract("# quern changelog\n\n- New streaming parser, built on simdjson.")
+    assert ("streaming parser", "built_with", "simdjson") in relations(got)
+    assert ("quern", "built_with", "simdjson") not in relations(got)
