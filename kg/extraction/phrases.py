@@ -251,11 +251,11 @@ class Sentence:
         before "of" is passed over: "a pair of RP2040 boards" names the RP2040."""
         while i < len(self.toks) and determiner(self.toks[i]):
             i += 1
-        if i + 1 < len(self.toks) and self.toks[i].low in _QUANTITY_NOUNS:
-            if self.toks[i + 1].low == "of":
-                i += 2
-                while i < len(self.toks) and determiner(self.toks[i]):
-                    i += 1
+        toks = self.toks
+        if i + 1 < len(toks) and toks[i].low in _QUANTITY_NOUNS and toks[i + 1].low == "of":
+            i += 2
+            while i < len(toks) and determiner(toks[i]):
+                i += 1
         j = i
         while j < len(self.toks) and name_word(self.toks[j]) and j - i < _MAX_NAME_TOKENS:
             if self.verb_within(j) or determiner(self.toks[j]):
