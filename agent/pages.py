@@ -3,6 +3,10 @@ page drives the same service as the API (agent.services.journal_turn, which cont
 actions server-side so the writer only sees questions); the signed state rides in a hidden
 field.
 
+With script the question form is sent by htmx and only the changing region
+(``agent/_journal.html``) comes back, marked with ``X-Journal-Region`` so the page swaps it even
+with a 4xx status; without script every turn is a plain POST answered with the whole page.
+
 The API's error messages are written for programmers; the page says the same things in plain
 sentences, and when the page's state can no longer go on (the Back button, a second tab) it
 offers the entry again rather than the same dead question."""
@@ -89,7 +93,7 @@ def journal_act(request: HttpRequest) -> HttpResponse:
         return _error_page(request, exc, state)
     shown = response.model_dump(mode="json")
     result = shown["result"] or {}
-    return _page(
+    return _turn_page(
         request,
         {
             "response": shown,
@@ -232,9 +236,24 @@ def _error_page(
         if not exc.restart and isinstance(last, dict) and last.get("type") == "AskUser":
             # Keep the open question on screen: a bad answer loses nothing.
             context.update(response={"state": state}, state_json=json.dumps(state), action=last)
-    return _page(request, context, status=exc.status)
+    return _turn_page(request, context, status=exc.status)
 
 
-def _page(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+def _page(
+    request: HttpRequest,
+    context: dict[str, Any],
+    *,
+    status: int = 200,
+    template: str = "agent/journal.html",
+) -> HttpResponse:
     context = {**LIMITS, "turn_token": new_token(), **context}
-    return render(request, "agent/journal.html", context, status=status)
+    return render(request, template, context, status=status)
+
+
+def _turn_page(request: HttpRequest, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+    """A turn's answer: the whole page for a plain POST; for htmx only the region it swaps."""
+    if request.headers.get("HX-Request") != "true":
+        return _page(request, context, status=status)
+    response = _page(request, context, status=status, template="agent/_journal.html")
+    response["X-Journal-Region"] = "1"
+    return response

@@ -107,3 +107,15 @@ def start_entry(page: Any, text: str = ENTRY, *, shows: str = "#question") -> No
     page.fill("#entry", text)
     page.click("#start")
     page.wait_for_selector(shows)
+
+
+def answer(page: Any, button: Any) -> None:
+    """Click an answer (an option, or Send) and wait until htmx has swapped the turn's region in
+    and settled it (the page's script has then moved the focus): no page load to wait for."""
+    old = page.locator("#journal").element_handle()
+    button.click()
+    page.wait_for_function(
+        """old => !old.isConnected && document.getElementById("journal")
+                 && !document.querySelector(".htmx-settling, .htmx-request")""",
+        arg=old,
+    )

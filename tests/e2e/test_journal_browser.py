@@ -8,7 +8,14 @@ import pytest
 from django.db import connections
 
 from legacymind.providers import embeddings
-from tests.e2e.conftest import ENTRY, assert_accessible, needs_chromium, sign_in, start_entry
+from tests.e2e.conftest import (
+    ENTRY,
+    answer,
+    assert_accessible,
+    needs_chromium,
+    sign_in,
+    start_entry,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), needs_chromium]
 
@@ -37,8 +44,7 @@ def test_write_entry_answer_questions_and_see_the_crux(
         texts = options.all_inner_texts()
         assert texts[-1] == "Not sure / something else"
         wanted = next((i for i, t in enumerate(texts) if "say no" in t), 0)
-        options.nth(wanted).click()
-        page.wait_for_load_state()
+        answer(page, options.nth(wanted))
     # The belief chart is redrawn after each answer: where it ended is not where it began.
     final = page.locator("#belief-chart .value").all_inner_texts()
     assert charts and all(charts) and final and final != charts[0], (charts, final)
@@ -77,9 +83,16 @@ def test_a_concern_shows_the_resources_first_and_the_writer_chooses_to_go_on(
     page.click("#continue")
     assert page.locator("#question-form").is_visible()
     assert page.locator("#safety").is_visible()  # the resources stay on the page
-    page.locator("button.option").first.click()
-    page.wait_for_load_state()
-    assert page.locator("#safety").get_attribute("data-level") == "concern"
+    answer(page, page.locator("button.option").first)
+    # The next turn, swapped in by htmx, keeps the notice first and the question waiting.
+    if page.locator("#question-form").count():
+        assert page.locator("#safety").get_attribute("data-level") == "concern"
+        assert not page.locator("#question-form").is_visible()
+        assert page.evaluate("document.activeElement.closest('#safety') !== null")
+        page.click("#continue")
+        assert page.locator("#question-form").is_visible()
+    else:  # or the loop ended: the notice still heads the result
+        assert page.locator("#safety").get_attribute("data-level") == "concern"
 
 
 def test_a_risk_stops_with_the_crisis_resources_and_no_question(
@@ -144,9 +157,62 @@ def test_an_undecided_writer_ends_with_a_crux_secondary_themes_and_the_chart(
         if page.locator("#continue").is_visible():
             page.click("#continue")
         assert page.locator("#belief-chart .bar").count() >= 2
-        page.locator("button.option").last.click()  # "Not sure / something else"
-        page.wait_for_load_state()
+        answer(page, page.locator("button.option").last)  # "Not sure / something else"
     assert page.locator("#crux").inner_text().strip()
     assert page.locator("#themes li").count() >= 1
     assert page.locator("#belief-chart .bar").count() >= 2
     assert (page.locator("#trail").text_content() or "").strip()  # in a closed <details>
+
+
+def test_turns_swap_in_place_focus_the_new_question_and_back_returns_to_the_entry(
+    page: Any, live_server: Any
+) -> None:
+    """With script each answer is sent by htmx and only the journal's region changes: no page
+    load between the first question and the crux (a marker set on the window survives), the
+    chart is redrawn, the focus lands on the new question, and the turns add no history entry,
+    so Back leaves the conversation for the entry it started from."""
+    from agent.safety import semantic
+
+    # The distress check's sentence model, loaded as the server does at start-up: the first
+    # answer does not wait for it.
+    semantic.read_texts(["Load the sentence model before the first entry."])
+    sign_in(page, live_server)
+    start_entry(page, TWO_THEMES)  # a page load: the entry form is the entry Back returns to
+    assert page.url == live_server.url + "/journal/act"
+    length = page.evaluate("history.length")
+    page.evaluate("window.journalMarker = 'no page load since the first question'")
+    charts, asked, focused = [], [], []
+    for turn in range(8):
+        if page.query_selector("#result"):
+            break
+        if page.locator("#continue").is_visible():
+            page.click("#continue")
+        charts.append(page.locator("#belief-chart .value").all_inner_texts())
+        asked.append(page.input_value("input[name=answer_to]"))
+        if turn == 1:  # "something else", in the writer's own words
+            page.fill("#free_text", "Mostly that I want her approval.")
+            answer(page, page.locator("#send-free-text"))
+        else:
+            answer(page, page.locator("button.option").last)  # "Not sure / something else"
+        if page.query_selector("#question-form") and not page.locator("#continue").is_visible():
+            # The next question, not the one answered, and the keyboard starts at it.
+            assert page.input_value("input[name=answer_to]") not in asked
+            focused.append(page.evaluate("document.activeElement.id"))
+            if len(focused) == 1:
+                assert_accessible(page)
+    assert focused and set(focused) == {"question"}, focused
+    assert page.locator("#crux").inner_text().strip()
+    assert page.evaluate("window.journalMarker") == "no page load since the first question"
+    assert page.evaluate("history.length") == length and page.url.endswith("/journal/act")
+    # The keyboard starts at the crux, or at the safety notice when one heads it.
+    heading = "#safety h2" if page.locator("#safety").count() else "#result-heading"
+    assert page.locator(heading).evaluate("h => h === document.activeElement")
+    final = page.locator("#belief-chart .value").all_inner_texts()
+    assert final and final != charts[0], (charts, final)
+    assert_accessible(page)
+    # Back: to the entry form (never to an answered question), the entry still written.
+    page.go_back()
+    page.wait_for_selector("#entry-form")
+    assert page.url == live_server.url + "/journal/"
+    assert page.locator("#question").count() == 0
+    assert page.input_value("#entry") == TWO_THEMES
