@@ -124,8 +124,10 @@ def _only_names(toks: list[Tok], text: str) -> bool:
     sent = Sentence(toks, text)
     if any(sent.verb_at(i) is not None for i in range(len(toks))):
         return False
+    listed = any(t.text == "," for t in toks)  # "pricing, inventory and billing" is a list
     return all(
-        t.low in _LIST_WORDS or determiner(t) or (name_word(t) and not _gerund(t)) for t in toks
+        t.low in _LIST_WORDS or determiner(t) or (name_word(t) and (listed or not _gerund(t)))
+        for t in toks
     )
 
 

@@ -209,6 +209,7 @@ class HeuristicExtractor:
     ) -> None:
         self._from_to(sent, names, edges, state)
         self._copula(sent, names, edges, state)
+        self._apposed(sent, names, edges, state)
         if (pair := paired_on(sent)) is not None:
             person, thing = (self._name(sent, span, names) for span in pair)
             if _looks_like_person(names[person]):
@@ -436,6 +437,38 @@ class HeuristicExtractor:
                 self._edge(edges, subject, key, "built_with")
                 state.evidence.setdefault((subject, key), state.sentence)
             return
+
+    def _apposed(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "Our Rails monolith, Larder, talks to ...", "my budgeting tool, Coinjar": a name set
+        beside a kind noun after a known framework or language is built with it."""
+        toks = sent.toks
+        for c in range(1, len(toks) - 1):
+            if toks[c].text != ",":
+                continue
+            kind = sent.phrase_before(c)
+            named = sent.phrase_after(c + 1)
+            if kind is None or named is None or kind[1] != c or named[0] != c + 1:
+                continue
+            if named[1] < len(toks) and toks[named[1]].text not in (",", "."):
+                continue
+            words = sent.span(*kind).split()
+            tech = _known_tech(words)
+            head = words[-1].lower()
+            surface = sent.span(*named)
+            if tech is None or not (head in KIND_NOUNS or head in HEAD_TYPES):
+                continue
+            if not surface[:1].isupper() or clean(surface) is None:
+                continue
+            key = self._name(sent, named, names)
+            names.setdefault(tech.lower(), tech)
+            self._edge(edges, key, tech.lower(), "built_with")
+            state.evidence.setdefault((key, tech.lower()), state.sentence)
 
     def _made_of(
         self,
@@ -1040,6 +1073,11 @@ _ORG_HEADS = {
 _TEAM_HEADS = {"guild", "eng", "team", "squad", "crew", "chapter", "guild's", "ops", "devrel"}
 
 
+_LISTED_KINDS = (
+    ("services|microservices", "service"),
+    ("workers|jobs|daemons|components", "component"),
+    ("queues|topics|tables|buckets", "dataset"),
+)
 _DATASET_NOUNS = r"topics?|tables?|queues?|buckets?|streams?|datasets?|corpus|index|views?"
 _HOST_NOUNS = r"hosts?|clusters?|nodes?|boxe?s?|servers?|instances?|vms?|machines?|racks?"
 _TABLE_PREFIX = re.compile(r"(?:fct|dim|stg|raw|int|agg|tbl)_\w+|\w+_(?:events|logs|raw|daily)")
@@ -1050,6 +1088,9 @@ def _context_type(name: str, text: str) -> str | None:
     """Hosts and clusters are components, tables, topics, queues and buckets are datasets,
     by the noun written next to the name or by its spelling ("prod-eu-1", "fct_orders")."""
     quoted = r"[`'\"]?" + re.escape(name) + r"[`'\"]?"
+    for kinds, kind in _LISTED_KINDS:
+        if re.search(rf"(?i:\b(?:{kinds})):[^.:\n]*?{quoted}", text):
+            return kind  # "three internal services: pricing, inventory": each is a service
     if re.search(
         rf"(?i:\b(?:{_DATASET_NOUNS}))\s+{quoted}|{quoted}\s+(?i:(?:{_DATASET_NOUNS})\b)", text
     ):

@@ -15,6 +15,12 @@ from kg.extraction.lexicon import HEAD_TYPES
 from kg.extraction.names import known_type
 
 _DOCUMENT = r"(?:changelog|change log|release notes|readme|docs)"
+# "three internal services: pricing, inventory and fulfillment": the writer introduces each
+# listed word as the name of one such thing.
+_PLURAL_KINDS = (
+    r"services|workers|jobs|components|apps|queues|topics|tables|modules|repos|buckets"
+    r"|databases|containers|plugins|microservices|daemons|packages|crates"
+)
 _DATA = Path(__file__).resolve().parent / "data" / "common_nouns.txt"
 
 
@@ -39,11 +45,13 @@ def common_noun(name: str) -> bool:
 
 
 def marked_as_name(name: str, text: str) -> bool:
-    """The writer set the word apart: backticks or quotes around it, an ``@`` handle, or a
-    heading of its own ("# tidewater")."""
+    """The writer set the word apart: backticks or quotes around it, an ``@`` handle, a heading
+    of its own ("# tidewater"), or a place in a list after a plural kind ("services: pricing")."""
     word = re.escape(name)
+    listed = rf"\b(?:{_PLURAL_KINDS}):[^.:\n]*?\b{word}\b"
     return (
         re.search(r"[`'\"@]" + word + r"\b", text) is not None
+        or re.search(listed, text, re.IGNORECASE) is not None
         or re.search(rf"^#+[ \t]*{word}(?:[ \t]+{_DOCUMENT})?[ \t]*$", text, re.M | re.I)
         is not None
     )

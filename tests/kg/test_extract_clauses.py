@@ -173,3 +173,15 @@ def test_bullet_opening_with_a_thing_gives_the_participle_its_subject(extract):
     got = extract("# quern changelog\n\n- New streaming parser, built on simdjson.")
     assert ("streaming parser", "built_with", "simdjson") in relations(got)
     assert ("quern", "built_with", "simdjson") not in relations(got)
+
+
+def test_words_listed_after_a_plural_kind_are_names_of_that_kind(extract):
+    got = extract("The gateway, Portcullis, talks to two backend services: ledger and notary.")
+    kinds = {e.name: e.entity_type for e in got.entities}
+    assert kinds.get("ledger") == "service" and kinds.get("notary") == "service"
+    assert {("Portcullis", "calls", "ledger"), ("Portcullis", "calls", "notary")} <= relations(got)
+
+
+def test_name_apposed_to_a_framework_kind_noun_is_built_with_it(extract):
+    got = extract("Our Django monolith, Tessera, sends mail through Postmark.")
+    assert ("Tessera", "built_with", "Django") in relations(got)
