@@ -216,3 +216,26 @@ def test_turns_swap_in_place_focus_the_new_question_and_back_returns_to_the_entr
     assert page.url == live_server.url + "/journal/"
     assert page.locator("#question").count() == 0
     assert page.input_value("#entry") == TWO_THEMES
+
+
+def test_an_answer_that_cannot_be_sent_can_be_sent_again_and_an_ended_session_signs_in(
+    page: Any, live_server: Any
+) -> None:
+    """What is not a turn of the journal is never swapped in: a lost connection leaves the
+    question with a note, and the answer can be sent again; a session that ended meanwhile
+    opens the sign-in page."""
+    sign_in(page, live_server)
+    start_entry(page)
+    asked = page.input_value("input[name=answer_to]")
+    page.route("**/journal/act", lambda route: route.abort())
+    page.locator("button.option").first.click()
+    page.wait_for_selector("#error")
+    assert "could not be sent" in page.locator("#error").inner_text()
+    assert page.locator("#error").evaluate("e => e === document.activeElement")
+    assert page.input_value("input[name=answer_to]") == asked  # the question stays
+    page.unroute("**/journal/act")
+    # Sent again (the form was not left "sent"), after the session ended meanwhile.
+    page.context.clear_cookies(name="sessionid")
+    page.locator("button.option").first.click()
+    page.wait_for_url("**/accounts/login/**")
+    assert page.locator("#id_username").is_visible()
