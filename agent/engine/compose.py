@@ -253,7 +253,9 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 
 def invented_names(crux: str, entry: str) -> list[str]:
     """Capitalised words of ``crux`` (not its first word, not "I") that the entry never uses."""
-    words = _CAPITALISED.findall(crux)
+    # A closing quote is not part of the name: "'Mia'" in the entry is Mia, and \b cannot follow
+    # a quote, so a crux quoting it would count Mia' as invented.
+    words = [w.rstrip("'’-") for w in _CAPITALISED.findall(crux)]
     first = crux.split(" ", 1)[0] if crux else ""
     return [
         w for w in words if w != first and w != "I" and not re.search(rf"\b{re.escape(w)}\b", entry)

@@ -1,11 +1,14 @@
 """``make screenshots``: every page, at a desktop and a phone width, from a live server with
-the demo data (``seed_demo``), saved as ``docs/screenshots/<page>-<width>.png``.
+the demo data (``seed_demo``), saved as ``docs/screenshots/<page>-<width>.png``; and the
+journal's final crux screen for five entries written for it (not from the crux fixtures), saved
+as ``docs/screenshots/journal-crux-<n>-<theme>-desktop.png`` (``-k crux_screens`` alone).
 
 Not a test (pytest collects only ``test_*.py``): it is run by name, with the browser tests'
 live server and chromium (tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from tests.e2e.conftest import ENTRY, needs_chromium, sign_in_as
+from tests.e2e.conftest import ENTRY, needs_chromium, sign_in, sign_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), needs_chromium]
 
@@ -63,6 +66,79 @@ def _journal_crux(page: Any) -> None:
     page.wait_for_selector("#result")
 
 
+# Five entries in five voices, each with the words its writer would recognise in an option: the
+# screen shows whether the crux speaks to that writer, so each plays as a writer who knows it.
+CRUX_ENTRIES = [
+    (
+        "grief",
+        "Cleared out Dad's shed today with Marek. His reading glasses were still on the "
+        "workbench next to a half-fixed radio. Marek wanted to bin the radio. I kept it. I "
+        "couldn't explain why, only that Dad was going to finish it and now nobody will. It's "
+        "been a year and every Sunday at six I still reach for the phone to ring him.",
+        ("dad", "lost", "miss", "gone", "radio"),
+    ),
+    (
+        "boundaries",
+        "Said yes to covering Lena's Saturday shift again. It was my only day off this week. "
+        "She didn't even ask properly, just 'you don't mind, right?' and I heard myself say of "
+        "course. Then I said yes to Omar's spreadsheet too. I spent the evening furious, mostly "
+        "at myself, because I never say no to anyone.",
+        ("no", "yes", "say"),
+    ),
+    (
+        "perfectionism",
+        "Rewrote the first paragraph of the grant report eleven times today. Yusuf read the "
+        "draft on Tuesday and said it was fine, send it. It is Friday and it is still sitting "
+        "in my outbox because one sentence sounds clumsy. If it is not exactly right I would "
+        "rather it did not go at all, which is ridiculous, the deadline is Monday.",
+        ("right", "perfect", "flaw", "exactly"),
+    ),
+    (
+        "career",
+        "Twelve years running the lab at St Anne's and today they announced the merger. At "
+        "lunch everyone asked what I would do if my role disappeared. I had no answer. Being "
+        "the one who runs the lab is most of how I describe myself, and I cannot picture a "
+        "Monday that isn't that.",
+        ("myself", "work", "job", "lab", "role"),
+    ),
+    (
+        "loneliness",
+        "Three months in Leeds now. The flat is nice, work is fine. But on Saturday I realised I "
+        "had not spoken to anyone out loud since the Thursday standup. I rang Mum just to hear "
+        "a voice and pretended it was about the boiler. Nobody here would notice if I stayed "
+        "in all weekend.",
+        ("alone", "nobody", "lonely", "noticed", "notice"),
+    ),
+]
+
+
+def _journal_crux_for(page: Any, entry: str, recognises: tuple[str, ...]) -> None:
+    """Play ``entry`` to its final screen, picking the option that names what the writer
+    recognises (the first option when none does)."""
+    page.fill("#entry", entry)
+    page.click("#start")
+    page.wait_for_selector("#question-form, #result", state="attached")
+    if page.locator("#continue").is_visible():
+        page.click("#continue")
+    for _ in range(6):
+        if page.query_selector("#result"):
+            break
+        options = page.locator("button.option")
+        texts = [t.lower() for t in options.all_inner_texts()]
+        pick = next(
+            (
+                i
+                for i, t in enumerate(texts)
+                if not t.startswith("not sure")
+                and any(re.search(rf"\b{re.escape(w)}\b", t) for w in recognises)
+            ),
+            0,
+        )
+        options.nth(pick).click()
+        page.wait_for_load_state()
+    page.wait_for_selector("#result")
+
+
 def _reflect(page: Any) -> None:
     page.fill("#entry", ENTRY)
     page.click("#reflect")
@@ -91,3 +167,26 @@ def test_screenshots(page: Any, live_server: Any, demo: dict[str, str]) -> None:
                 then(page)
             page.screenshot(path=str(OUT / f"{name}-{width}.png"), full_page=True)
     assert len(list(OUT.glob("*.png"))) >= len(shots) * len(WIDTHS)
+
+
+def test_crux_screens(page: Any, live_server: Any, settings: Any) -> None:
+    """The journal's final screen for each of CRUX_ENTRIES, desktop width, with the local
+    embedding model the agent runs with (the tests' hash provider would seed nonsense)."""
+    from legacymind.providers import embeddings
+
+    settings.EMBEDDING_PROVIDER = "local"
+    settings.AGENT_CRUX_MODEL = "off"  # the default install: no chat model, the offline composer
+    embeddings._cached.cache_clear()
+    embeddings.get_provider().embed(["loaded before the first click, not during it"])
+    page.set_default_timeout(120_000)  # a turn embeds with the model, on shared cores
+    OUT.mkdir(parents=True, exist_ok=True)
+    sign_in(page, live_server)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    written = []
+    for n, (theme, entry, recognises) in enumerate(CRUX_ENTRIES, start=1):
+        page.goto(live_server.url + "/journal/")
+        _journal_crux_for(page, entry, recognises)
+        path = OUT / f"journal-crux-{n}-{theme}-desktop.png"
+        page.screenshot(path=str(path), full_page=True)
+        written.append(path)
+    assert all(p.stat().st_size > 0 for p in written)
