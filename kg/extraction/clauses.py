@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
+from kg.extraction.lexicon import DETERMINERS, FUNCTION_WORDS, PRONOUNS
 from kg.extraction.names import clean, name_like
+from kg.extraction.nouns import common_noun
 from kg.extraction.phrases import (
     AUX_WORDS,
     Sentence,
@@ -197,3 +199,26 @@ def headed_participle(sent: Sentence, k: int) -> tuple[int, int] | None:
     if any(not determiner(t) for t in toks[: span[0]]):
         return None  # the phrase must open the sentence
     return span
+
+
+_STARTED = re.compile(
+    r"\b(?:I|we)(?:'ve| have)?\s+(?:started|built|wrote|created|launched|released|shipped)"
+    r"\s+(?P<name>[A-Za-z][\w.-]*[\w])\b(?!\s+(?:a|an|the|my|our|it|on|in|to|for|with)\b)"
+)
+
+
+def first_person_topic(text: str) -> str | None:
+    """ "Three years ago I started tinyfeed as a weekend project": the thing the writer says they
+    started or built is what the passage is about, when it is spelt as a name (not "I started
+    work", "we shipped it")."""
+    for match in _STARTED.finditer(text):
+        name = match.group("name")
+        if name.lower() in FUNCTION_WORDS or name.lower() in PRONOUNS or determiner_word(name):
+            continue  # "we wrote last year", "I built it"
+        if clean(name) is not None and (name_like(name) or not common_noun(name.lower())):
+            return name
+    return None
+
+
+def determiner_word(word: str) -> bool:
+    return word.lower() in DETERMINERS

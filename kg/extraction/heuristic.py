@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from kg.extraction.clauses import (
+    first_person_topic,
     glossed_topic,
     headed_participle,
     join_colon_lists,
@@ -132,7 +133,10 @@ class HeuristicExtractor:
             types[state.topic] = "project"
             relational.add(state.topic)
         if state.topic is None and (
-            logged := log_topic(text) or release_topic(text) or glossed_topic(text)
+            logged := log_topic(text)
+            or release_topic(text)
+            or glossed_topic(text)
+            or first_person_topic(text)
         ):
             state.topic = logged.lower()  # "day 12 on the weather station": what the log is about
             seen[state.topic] = names[state.topic] = logged
@@ -997,6 +1001,8 @@ def _capitalised_noun(sent: Sentence, span: tuple[int, int]) -> bool:
     """ "Physics now runs on Rapier": an English noun capitalised only because it starts the
     sentence names a part or concern of the passage's project, not a product."""
     tok = sent.toks[span[0]]
+    if sent.toks[span[1] - 1].low in ("extra", "extras"):
+        return True  # "the optional `otel` extra pulls in ...": a packaging option of the project
     return span[1] - span[0] == 1 and tok.first and tok.text.istitle() and common_noun(tok.low)
 
 

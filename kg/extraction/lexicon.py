@@ -233,6 +233,9 @@ def _phrasal_verbs() -> list[VerbPattern]:
         VerbPattern(("shells", "out", "to"), "calls"),
         VerbPattern(("shell", "out", "to"), "calls"),
         VerbPattern(("talks", "to"), "calls"),
+        VerbPattern(("pulls", "in"), "uses"),
+        VerbPattern(("pull", "in"), "uses"),
+        VerbPattern(("pulled", "in"), "uses"),
         VerbPattern(("talk", "to"), "calls"),
         VerbPattern(("forms", "part", "of"), "part_of"),
         VerbPattern(("sits", "behind"), "depends_on", reverse=True),
@@ -255,7 +258,7 @@ def _replacements() -> list[VerbPattern]:
     for form in ("flashed", "flash", "flashes", "installed", "install", "installs"):
         patterns.append(VerbPattern((form,), "runs_on", two_objects="onto"))
     # "It runs QMK on an RP2040", "we run Gitea on a NUC": the first runs on the second.
-    for form in ("run", "runs", "ran"):
+    for form in ("run", "runs", "ran", "running"):
         patterns.append(VerbPattern((form,), "runs_on", two_objects="on"))
     # "CircleCI replaced Travis CI": the object was replaced by the subject.
     patterns.append(VerbPattern(("replaced",), "replaced_by", reverse=True))

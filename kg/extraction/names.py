@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from kg.extraction.gazetteer import AMBIGUOUS_LOWER, KNOWN_TYPES
+from kg.extraction.nouns import english_word
 from kg.extraction.scoring import GENERIC_NOUNS, is_fragment
 
 # Nouns that only say what kind of instance a technology is (guidelines: "Kind nouns").
@@ -113,8 +114,19 @@ def refused(name: str) -> bool:
     if any(w in EVENT_WORDS for w in words) or words[-1] in ("release", "releases"):
         return True
     if len(words) == 1 and re.fullmatch(r"[a-z]+(?:ed|ing)", low) and not known_lower(low):
-        return True  # "flashed", "caching"
+        return _verb_form(low)  # "flashed", "caching"; not "tinyfeed"
     return len(name) > 60
+
+
+def _verb_form(low: str) -> bool:
+    """An -ed or -ing form of an English word: "flashed" (flash), "caching" (cache), "planned"
+    (plan); "tinyfeed" or "seedling" are no such form of anything in the word list."""
+    cut = 2 if low.endswith("ed") else 3
+    stem = low[:-cut]
+    forms = [stem, stem + "e", low[:-1]]
+    if len(stem) > 1 and stem[-1] == stem[-2]:
+        forms.append(stem[:-1])  # "planned", "shipping"
+    return any(english_word(w) for w in forms if len(w) > 2)
 
 
 def _without_kind_noun(words: list[str]) -> list[str]:

@@ -11,8 +11,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from kg.extraction.gazetteer import KNOWN_TYPES
 from kg.extraction.lexicon import HEAD_TYPES
-from kg.extraction.names import known_type
 
 _DOCUMENT = r"(?:changelog|change log|release notes|readme|docs)"
 # "three internal services: pricing, inventory and fulfillment": the writer introduces each
@@ -40,7 +40,7 @@ def common_noun(name: str) -> bool:
         and name in _nouns()
         and name not in HEAD_TYPES
         and not name.endswith(("er", "or"))
-        and known_type(name) is None
+        and name not in KNOWN_TYPES
     )
 
 
@@ -55,3 +55,8 @@ def marked_as_name(name: str, text: str) -> bool:
         or re.search(rf"^#+[ \t]*{word}(?:[ \t]+{_DOCUMENT})?[ \t]*$", text, re.M | re.I)
         is not None
     )
+
+
+def english_word(word: str) -> bool:
+    """In the noun list at all (a lower-case word), whatever the gazetteer says."""
+    return word in _nouns()

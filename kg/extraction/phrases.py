@@ -273,9 +273,18 @@ class Sentence:
         return (i, j) if i < j else None
 
 
+_IRREGULAR_PAST = {
+    "taught", "built", "made", "kept", "sent", "held", "brought", "thought", "left", "found",
+    "told", "gave", "took", "became", "began", "broke", "wrote", "ran", "grew", "knew",
+}  # fmt: skip
+
+
 def _participle(tok: Tok) -> bool:
+    """A past form after a noun ("boards connected over", "box taught me") ends the phrase."""
     low = tok.low
-    return tok.text.islower() and low.endswith("ed") and len(low) > 4 and low not in KNOWN_TYPES
+    if not tok.text.islower() or low in KNOWN_TYPES:
+        return False
+    return (low.endswith("ed") and len(low) > 4) or low in _IRREGULAR_PAST
 
 
 def pronoun_at(sent: Sentence, i: int) -> str | None:

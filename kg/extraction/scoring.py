@@ -63,7 +63,8 @@ def score(
 
 
 _VERSION_ONLY = re.compile(r"v?\d+(?:\.(?:\d+|x))*\+?", re.IGNORECASE)
-_TICKET = re.compile(r"(?:#\d+|[A-Z][A-Z0-9]*-\d+|PRs?|issues?)", re.IGNORECASE)
+# Ticket keys are upper-case ("OPS-2291"); "split-42" or "mon-2" are names of things.
+_TICKET = re.compile(r"#\d+|[A-Z][A-Z0-9]*-\d+|(?i:PRs?|issues?)")
 _ABBREVIATIONS = {"e.g", "e.g.", "i.e", "i.e.", "etc", "etc.", "vs", "vs.", "cf", "todo", "fyi"}
 GENERIC_NOUNS = {
     "api", "app", "blog", "bug", "build", "cache", "ci", "cli", "client", "cluster",

@@ -185,3 +185,32 @@ def test_words_listed_after_a_plural_kind_are_names_of_that_kind(extract):
 def test_name_apposed_to_a_framework_kind_noun_is_built_with_it(extract):
     got = extract("Our Django monolith, Tessera, sends mail through Postmark.")
     assert ("Tessera", "built_with", "Django") in relations(got)
+
+
+def test_what_the_writer_started_is_the_subject_of_the_passage(extract):
+    got = extract(
+        "Two winters ago I started quillpad as a side project. The project joined the Larkspur "
+        "Foundation in May."
+    )
+    assert ("quillpad", "part_of", "Larkspur Foundation") in relations(got)
+
+
+def test_a_word_that_only_looks_like_a_past_tense_is_still_a_name(extract):
+    got = extract("# seedbed\n\nseedbed stores its state in SQLite.")
+    assert ("seedbed", "stores_in", "SQLite") in relations(got)
+
+
+def test_lower_case_ticket_lookalike_is_a_name():
+    from kg.extraction.scoring import is_fragment
+
+    assert is_fragment("OPS-2291") and not is_fragment("split-42")
+
+
+def test_optional_extra_pulls_in_for_the_project(extract):
+    got = extract("# lintel\n\nThe optional `trace` extra pulls in opentelemetry-sdk.")
+    assert ("lintel", "uses", "opentelemetry-sdk") in relations(got)
+
+
+def test_running_x_on_y(extract):
+    got = extract("A year of running Gitea on a single Hetzner box taught me patience.")
+    assert ("Gitea", "runs_on", "Hetzner") in relations(got)
