@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from tests.e2e.conftest import ENTRY, needs_chromium, sign_in, sign_in_as
+from tests.e2e.conftest import ENTRY, answer, needs_chromium, sign_in, sign_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), needs_chromium]
 
@@ -61,8 +61,7 @@ def _journal_crux(page: Any) -> None:
     for _ in range(6):
         if page.query_selector("#result"):
             break
-        page.locator("button.option").first.click()
-        page.wait_for_load_state()
+        answer(page, page.locator("button.option").first)  # htmx swaps the turn in
     page.wait_for_selector("#result")
 
 
@@ -134,8 +133,7 @@ def _journal_crux_for(page: Any, entry: str, recognises: tuple[str, ...]) -> Non
             ),
             0,
         )
-        options.nth(pick).click()
-        page.wait_for_load_state()
+        answer(page, options.nth(pick))
     page.wait_for_selector("#result")
 
 
