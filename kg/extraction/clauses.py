@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from kg.extraction.lexicon import DETERMINERS, FUNCTION_WORDS, PRONOUNS
-from kg.extraction.names import clean, name_like
+from kg.extraction.names import clean, known_type, name_like
 from kg.extraction.nouns import common_noun
 from kg.extraction.phrases import (
     AUX_WORDS,
@@ -159,13 +159,33 @@ _RELEASE_OPENING = re.compile(
 )
 
 
+_RELEASE_HEADING = re.compile(
+    rf"\A[ \t]*#+[ \t]*(?P<name>{_NAME})(?: for (?P<platform>[\w .]+?))?,?[ \t]+(?:release[ \t]+|version[ \t]+|v)\d",
+    re.IGNORECASE,
+)
+_MINIMUM = re.compile(
+    r"\bminimum(?: [\w-]+){0,2} is(?: now)? (?P<after>(?!the\b)[A-Za-z][\w.+-]*(?: v?\d[\w.]*)?)"
+    r"|(?P<before>[A-Z][\w.+-]*(?: v?\d[\w.]*)?) is(?: now)? the(?: new)? minimum\b"
+)
+
+
+def minimum_requirement(sentence: str) -> str | None:
+    """ "The minimum deployment target is now iOS 16", "ClickHouse 24.3 is the new minimum": the
+    version the project now requires."""
+    match = _MINIMUM.search(sentence)
+    found = (match.group("after") or match.group("before")) if match else None
+    return found if found and name_like(found.split()[0]) else None
+
+
 def release_topic(text: str) -> str | None:
     """ "Emberfall Engine: release notes for 0.9", "Changelog for marlin": the project whose
     release notes these are, so that "Physics now runs on Rapier" is about it."""
+    heading = _RELEASE_HEADING.match(text)  # "## Wayfarer for iOS, release 3.4.0"
     match = _RELEASE_OPENING.match(text)
-    if match is None:
+    if match is None and heading is None:
         return None
-    name = clean(match.group("before") or match.group("after"))
+    found = heading.group("name") if heading else ""
+    name = clean(found or (match.group("before") or match.group("after") if match else ""))
     return name if name is not None and any(name_like(w) for w in name.split()) else None
 
 
@@ -222,3 +242,10 @@ def first_person_topic(text: str) -> str | None:
 
 def determiner_word(word: str) -> bool:
     return word.lower() in DETERMINERS
+
+
+def release_platform(text: str) -> str | None:
+    """ "## Wayfarer for iOS, release 3.4.0": the platform this project's release runs on."""
+    heading = _RELEASE_HEADING.match(text)
+    platform = heading.group("platform") if heading else None
+    return platform if platform and known_type(platform) == "technology" else None

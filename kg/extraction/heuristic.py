@@ -20,10 +20,12 @@ from kg.extraction.clauses import (
     headed_participle,
     join_colon_lists,
     log_topic,
+    minimum_requirement,
     paired_on,
     passive_agent,
     passive_source,
     relative_antecedent,
+    release_platform,
     release_topic,
 )
 from kg.extraction.lexicon import (
@@ -142,6 +144,12 @@ class HeuristicExtractor:
             seen[state.topic] = names[state.topic] = logged
             types[state.topic] = "project"
             relational.add(state.topic)
+            if (platform := release_platform(text)) is not None:
+                seen[platform.lower()] = platform
+                edges[(state.topic, platform.lower())] = "runs_on"
+                state.evidence[(state.topic, platform.lower())] = text.split("\n", 1)[0].lstrip(
+                    "# "
+                )
         for handle in _HANDLE.findall(text):
             key = handle.lower()  # "thanks @ravi-s": a person, named without the "@"
             seen.setdefault(key, handle)
@@ -158,6 +166,7 @@ class HeuristicExtractor:
             )
             if toks[0].start in required:
                 self._required(sent, seen, edges, state)
+            self._minimum(sent, seen, edges, state)
             self._relations(sent, seen, types, edges, state)
             # A phrase becomes an entity only when it completes a relation: "the plan" in
             # "Nothing is part of the plan" does not.
@@ -589,6 +598,22 @@ class HeuristicExtractor:
         if clean(names[key]) is not None:
             self._edge(edges, state.topic, key, "depends_on")
             state.evidence.setdefault((state.topic, key), state.sentence)
+
+    def _minimum(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "The minimum is now Django 4.2": the passage's project depends on that version."""
+        found = minimum_requirement(sent.span(0, len(sent.toks)))
+        if state.topic is None or found is None or clean(found) is None:
+            return
+        key = found.lower()
+        names.setdefault(key, found)
+        self._edge(edges, state.topic, key, "depends_on")
+        state.evidence.setdefault((state.topic, key), state.sentence)
 
     def _instead(
         self,

@@ -214,3 +214,11 @@ def test_optional_extra_pulls_in_for_the_project(extract):
 def test_running_x_on_y(extract):
     got = extract("A year of running Gitea on a single Hetzner box taught me patience.")
     assert ("Gitea", "runs_on", "Hetzner") in relations(got)
+
+
+def test_minimum_version_in_release_notes_is_a_requirement(extract):
+    got = extract("## Harrier for Android, release 2.0.1\n\n- The minimum SDK is now Android 10.")
+    assert ("Harrier", "depends_on", "Android 10") in relations(got)
+    assert ("Harrier", "runs_on", "Android") in relations(got)
+    got = extract("# pellet\n\n- PostgreSQL 15 is now the minimum.")
+    assert ("pellet", "depends_on", "PostgreSQL 15") in relations(got)
