@@ -18,7 +18,7 @@ from legacymind.api.pagination import MAX_OFFSET
 # What a bulk decision will do, said before asking to go on.
 _CONSEQUENCE = {
     "approve": "promote them to the graph",
-    "reject": "reject them and blocklist their names and relations",
+    "reject": "blocklist each one's entity name, relation or observation",
 }
 
 
