@@ -282,7 +282,33 @@ class HeuristicExtractor:
             self._instead(sent, i, objects[-1], names, edges, state)
         if not negated and objects:
             self._link(pattern, objects, scan, names, types, edges, state)
+            if not pattern.reverse and not pattern.two_objects:
+                self._carrier(sent, i, scan, names, edges, state)
         return i
+
+    def _carrier(
+        self,
+        sent: Sentence,
+        i: int,
+        scan: _Scan,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: _State,
+    ) -> None:
+        """ "posts readings to Home Assistant over MQTT", "calls it over gRPC": the protocol
+        or format named after "over" is one the relation's subject uses."""
+        toks = sent.toks
+        if i + 1 >= len(toks) or toks[i].low != "over":
+            return
+        span = sent.phrase_after(i + 1)
+        found = clean(sent.span(*span)) if span is not None else None
+        if span is None or found is None or known_type(found) != "technology":
+            return
+        key = self._name(sent, span, names)
+        for subject in scan.subjects:
+            if subject:
+                self._edge(edges, subject, key, "uses")
+                state.evidence.setdefault((subject, key), state.sentence)
 
     def _subject_phrase(
         self, sent: Sentence, k: int, names: dict[str, str], state: _State

@@ -86,6 +86,7 @@ _PARTICLE: list[tuple[str, str, str]] = [
     ("write writes writing", "to", "writes_to"),
     ("send sends sent", "to", "sends_to"),
     ("push pushes pushed", "to", "writes_to"),
+    ("post posts posted", "to", "writes_to"),
     ("publish publishes published", "to", "publishes_to"),
     ("stream streams streamed", "to", "streams_to"),
     ("export exports exported", "to", "exports_to"),

@@ -26,6 +26,8 @@ KIND_NOUNS = {
     "minis", "mini", "dashboard", "code", "config", "port",
     "bindings", "wrapper", "tables", "schema", "runtime", "codebase", "account",
 }  # fmt: skip
+# Kind nouns that never make a component of their own: "my home assistant instance".
+_INSTANCE_NOUNS = {"instance", "instances", "install", "installation", "container", "containers"}
 KNOWN_KIND_NOUNS = {"service", "server", "backend", "frontend", "engine", "page", "site"}
 # Words that make a phrase an event or a quantity, not a thing.
 EVENT_WORDS = {
@@ -138,6 +140,9 @@ def _without_kind_noun(words: list[str]) -> list[str]:
         and re.fullmatch(r"v?\d+(?:\.\d+)*", words[-2])
         and name_like(words[-3])
     ):
+        words = words[:-1]
+    # "my home assistant instance": an instance of what is named, never a part of its own.
+    if len(words) > 1 and words[-1].lower() in _INSTANCE_NOUNS and not _generic(words[-2]):
         words = words[:-1]
     # A kind noun after a technology: "Svelte app", "SQS queue", "MySQL database".
     while len(words) > 1 and words[-1].lower() in KIND_NOUNS and name_like(words[-2]):

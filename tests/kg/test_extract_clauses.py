@@ -222,3 +222,9 @@ def test_minimum_version_in_release_notes_is_a_requirement(extract):
     assert ("Harrier", "runs_on", "Android") in relations(got)
     got = extract("# pellet\n\n- PostgreSQL 15 is now the minimum.")
     assert ("pellet", "depends_on", "PostgreSQL 15") in relations(got)
+
+
+def test_protocol_after_over_is_used_by_the_subject(extract):
+    got = extract("The soil node posts samples to my openhab instance over Zigbee each hour.")
+    assert ("soil node", "writes_to", "openhab") in relations(got)
+    assert ("soil node", "uses", "Zigbee") in relations(got)
