@@ -1,7 +1,7 @@
 """Well-known technical names and their types, written from general knowledge (not from any
 passage of the evaluation sets). A name here is recognised in any case ("pandas", "nginx") when
 it is unambiguous in lower case, and typed by the table; other names are typed by head noun and
-context (see ``heuristic._type_of``)."""
+context (see ``entity_types._type_of``)."""
 
 from __future__ import annotations
 
