@@ -855,6 +855,8 @@ def _cleaned(
         cleaned = surface  # "web -> api -> db": the writer drew these as nodes
     if cleaned is not None and key not in relational and not _strong(cleaned):
         cleaned = None
+    if cleaned is not None and key not in relational and _title_noun(cleaned):
+        cleaned = None  # "click Save", "Improved Performance": English words in Title Case
     if cleaned is not None and key not in explicit and _identifier(cleaned, text):
         cleaned = None  # "sync_tasks", "max_connections", "$EDITOR": code, not a thing
     if (
@@ -1082,6 +1084,12 @@ def _known_tech(words: list[str]) -> str | None:
                 end += 1
             return " ".join(words[n:end])
     return None
+
+
+def _title_noun(name: str) -> bool:
+    """One English noun written in Title Case ("Save", "Performance", "Finance"): outside any
+    relation there is nothing to say it names a product rather than a UI label or a heading."""
+    return " " not in name and name.istitle() and common_noun(name.lower())
 
 
 def _replaceable(name: str) -> bool:

@@ -199,6 +199,8 @@ class Sentence:
         alone = toks[i - 1].low in ("both", "all") if i > 0 else False
         if i > 0 and determiner(toks[i - 1]) and low not in AUX_WORDS and not alone:
             return None  # "the cache depends on", "a build": a noun after a determiner
+        if i > 0 and not toks[i].first and toks[i].text.istitle() and toks[i - 1].text.istitle():
+            return None  # "the Minimum Supported Rust Version": a word inside a Title Case name
         for pattern in VERBS_BY_FIRST.get(low, ()):
             n = len(pattern.words)
             if tuple(t.low for t in toks[i : i + n]) != pattern.words:

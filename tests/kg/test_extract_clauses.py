@@ -228,3 +228,18 @@ def test_protocol_after_over_is_used_by_the_subject(extract):
     got = extract("The soil node posts samples to my openhab instance over Zigbee each hour.")
     assert ("soil node", "writes_to", "openhab") in relations(got)
     assert ("soil node", "uses", "Zigbee") in relations(got)
+
+
+def test_title_case_english_word_alone_is_no_name(extract):
+    got = extract("The dialog freezes when you open Settings. Improved Stability overall.")
+    assert {e.name for e in got.entities} & {"Settings", "Stability"} == set()
+
+
+def test_title_case_english_word_in_a_relation_is_kept(extract):
+    got = extract("Our cron host ships its logs to Beacon.")
+    assert "Beacon" in {e.name for e in got.entities}
+
+
+def test_verb_inside_a_title_case_name_is_no_verb(extract):
+    got = extract("- Raised the Minimum Supported Go Version again.")
+    assert not any(e.rel_type == "integrates_with" for e in got.edges)
