@@ -75,30 +75,44 @@ def answer_rows(statements: Sequence[str], options: Sequence[str]) -> np.ndarray
     """P(option | statement) for each statement: ``len(options)`` substantive columns, then
     "not sure / something else"."""
     sims = embed(statements) @ embed(options).T  # (hypotheses, options)
-    beta = settings.AGENT_ANSWER_BETA
+    return answer_probs(
+        sims,
+        beta=settings.AGENT_ANSWER_BETA,
+        lapse=settings.AGENT_ANSWER_LAPSE,
+        bias=settings.AGENT_UNSURE_BIAS,
+        slope=settings.AGENT_UNSURE_SLOPE,
+    )
+
+
+def answer_probs(
+    sims: np.ndarray, *, beta: float, lapse: float, bias: float, slope: float
+) -> np.ndarray:
+    """``answer_rows`` from the cosines (hypotheses by options) and explicit parameters: the
+    engine passes its settings, bench/crux.py --fit-answers candidate values."""
     weights = np.exp(beta * (sims - sims.max(axis=1, keepdims=True)))
     choice = weights / weights.sum(axis=1, keepdims=True)
-    lapse = settings.AGENT_ANSWER_LAPSE
     choice = (1.0 - lapse) * choice + lapse / sims.shape[1]
     if sims.shape[1] > 1:
         ordered = np.sort(sims, axis=1)[:, ::-1]
         gaps = ordered[:, :1] - ordered[:, 1:]  # best minus every other option
-        bias, slope = settings.AGENT_UNSURE_BIAS, settings.AGENT_UNSURE_SLOPE
         tie = 1.0 / (1.0 + np.exp(-(bias - slope * gaps)))
         unsure = 1.0 - np.prod(1.0 - tie, axis=1)
     else:
-        unsure = 1.0 / (1.0 + np.exp(-(settings.AGENT_UNSURE_BIAS - settings.AGENT_UNSURE_SLOPE)))
-        unsure = np.full(len(sims), unsure)
+        unsure = np.full(len(sims), 1.0 / (1.0 + np.exp(-(bias - slope))))
     return np.hstack([choice * (1.0 - unsure)[:, None], unsure[:, None]])
+
+
+def persona_weights(sims: np.ndarray, beta: float) -> np.ndarray:
+    """Row-wise softmax(beta · cosine) over the personas: the persona prior of each row."""
+    weights = np.exp(beta * (sims - sims.max(axis=1, keepdims=True)))
+    return weights / weights.sum(axis=1, keepdims=True)
 
 
 @lru_cache(maxsize=8)
 def _catalogue_priors(model: str, beta: float) -> np.ndarray:
     """Persona priors of every catalogue statement (rows), per embedding model and spread."""
     catalogue = embed(CATALOGUE)
-    sims = catalogue @ catalogue.T
-    weights = np.exp(beta * (sims - sims.max(axis=1, keepdims=True)))
-    return weights / weights.sum(axis=1, keepdims=True)
+    return persona_weights(catalogue @ catalogue.T, beta)
 
 
 def persona_prior(statement_text: str) -> np.ndarray:
@@ -152,10 +166,10 @@ def answer_table(
     elif statements:
         n = len(options)
         table[OTHER] = [0.7 / n] * n + [0.3]  # nothing latent: an even pick or "not sure"
-    return {h: _floor(row) for h, row in table.items()}
+    return {h: floor(row) for h, row in table.items()}
 
 
-def _floor(row: list[float]) -> list[float]:
+def floor(row: list[float]) -> list[float]:
     """No answer is impossible under any hypothesis: a misclick must not zero a belief."""
     floored = [max(p, 1e-3) for p in row]
     total = math.fsum(floored)
