@@ -44,7 +44,7 @@ from kg.extraction.lexicon import (
     canonical,
 )
 from kg.extraction.names import KIND_NOUNS, clean, known_lower, known_type, name_like
-from kg.extraction.nouns import common_noun, marked_as_name
+from kg.extraction.nouns import common_noun, english_word, marked_as_name
 from kg.extraction.phrases import (
     RELATIVE,
     Sentence,
@@ -506,7 +506,7 @@ class HeuristicExtractor:
             surface = sent.span(*named)
             if tech is None or not (head in KIND_NOUNS or head in HEAD_TYPES):
                 continue
-            if not surface[:1].isupper() or clean(surface) is None:
+            if not _apposed_name(surface) or clean(surface) is None:
                 continue
             key = self._name(sent, named, names)
             names.setdefault(tech.lower(), tech)
@@ -868,6 +868,8 @@ def _cleaned(
         cleaned = None  # "retries", "payments": a moderator would reject an English noun alone
     if cleaned is not None and _DOMAIN.fullmatch(cleaned) and known_type(cleaned) is None:
         cleaned = None  # "example.com", "status.acme.org": an address, not a thing
+    if cleaned is not None and re.search(r"(?:\]\(|://)" + re.escape(cleaned), text):
+        cleaned = None  # a link's target: "[badge](https://img.shields.io/...)"
     return cleaned
 
 
@@ -1005,7 +1007,15 @@ def _appositive(sent: Sentence, k: int) -> tuple[int, int] | None:
     span = sent.phrase_before(k - 1)
     if span is None or span[0] == 0 or toks[span[0] - 1].text != ",":
         return None
-    return span if toks[span[0]].text[:1].isupper() else None
+    return span if _apposed_name(sent.span(*span)) else None
+
+
+def _apposed_name(surface: str) -> bool:
+    """Set off by commas, a capitalised name ("Maria") or one lower-case word that is no English
+    noun ("A Python CLI, drillbit, wraps ...")."""
+    if surface[:1].isupper():
+        return True
+    return " " not in surface and clean(surface) is not None and not english_word(surface)
 
 
 def _possessive(surface: str) -> tuple[str | None, str]:

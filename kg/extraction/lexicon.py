@@ -27,6 +27,7 @@ _DIRECT: list[tuple[str, str]] = [
     ("call calls called calling", "calls"),
     ("invoke invokes invoked", "calls"),
     ("query queries queried", "queries"),
+    ("poll polls polled", "queries"),
     ("manage manages managed managing", "manages"),
     ("lead leads led", "leads"),
     ("own owns owned", "owns"),
@@ -311,6 +312,7 @@ FUNCTION_WORDS = {
     "seems", "try", "tried", "want", "wanted", "hope", "wish", "says", "said", "tell",
     "told", "see", "saw", "look", "looks", "happen", "happens", "happened", "counts",
     "right", "wrong", "good", "bad", "great", "hard", "easy", "sure", "able", "why", "how",
+    "cannot",
 }  # fmt: skip
 
 # Capitalised words that are not names when they stand alone.
@@ -319,6 +321,8 @@ NOT_NAMES = {
     "january", "february", "march", "april", "june", "july", "august", "september",
     "october", "november", "december", "mr", "mrs", "ms", "dr", "tl", "dr.", "fyi", "ps",
     "todo", "note", "update", "edit", "summary", "answer", "question", "sources", "source",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
 }  # fmt: skip
 
 # Head nouns that say the type ("the Payments team", "the reporting service").

@@ -243,3 +243,14 @@ def test_title_case_english_word_in_a_relation_is_kept(extract):
 def test_verb_inside_a_title_case_name_is_no_verb(extract):
     got = extract("- Raised the Minimum Supported Go Version again.")
     assert not any(e.rel_type == "integrates_with" for e in got.edges)
+
+
+def test_link_targets_and_dates_are_not_names(extract):
+    got = extract("# sprocket\n\n[![build](https://badges.example.io/ci/sprocket)](x). Thu 3 Oct.")
+    assert {e.name for e in got.entities} == {"sprocket"}
+
+
+def test_lower_case_appositive_name_is_the_subject(extract):
+    got = extract("A Rust daemon, pollux, polls Redis for new jobs.")
+    assert ("pollux", "reads_from", "Redis") in relations(got)
+    assert ("pollux", "built_with", "Rust") in relations(got)
