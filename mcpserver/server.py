@@ -86,8 +86,11 @@ def thought_resource(user: User, thought_id: str) -> dict[str, Any]:
     )
 
 
-def build(default: Caller | None) -> Server[Any]:
-    """The server. ``default`` is the stdio caller; over HTTP each request brings its own."""
+CallerOf = Callable[[ServerRequestContext[Any]], Caller]
+
+
+def _caller_of(default: Caller | None) -> CallerOf:
+    """Who a request runs as: the one the HTTP door left in the scope, else ``default``."""
 
     def caller(ctx: ServerRequestContext[Any]) -> Caller:
         scope = getattr(ctx.request, "scope", None) or {}
@@ -96,10 +99,17 @@ def build(default: Caller | None) -> Server[Any]:
             raise RuntimeError("MCP request without a caller")
         return found
 
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool(tool) for tool in TOOLS.values()])
+    return caller
+
+
+async def _list_tools(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[_tool(tool) for tool in TOOLS.values()])
+
+
+def _call_tool(caller: CallerOf) -> Callable[..., Awaitable[types.CallToolResult]]:
+    """The tools/call handler: the tool run as the caller; a refusal is a tool error."""
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -114,21 +124,29 @@ def build(default: Caller | None) -> Server[Any]:
             return types.CallToolResult(content=message, is_error=True)
         return types.CallToolResult(content=_text(result), structured_content=result)
 
-    async def list_templates(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        template = types.ResourceTemplate(
-            uri_template=THOUGHT_URI,
-            name="thought",
-            description="One of your thoughts (id: <uuid> or thoughts:<uuid>) and its chain.",
-            mime_type="application/json",
-        )
-        return types.ListResourceTemplatesResult(resource_templates=[template])
+    return call_tool
 
-    async def list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[])  # thoughts are reached by template
+
+async def _list_templates(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    template = types.ResourceTemplate(
+        uri_template=THOUGHT_URI,
+        name="thought",
+        description="One of your thoughts (id: <uuid> or thoughts:<uuid>) and its chain.",
+        mime_type="application/json",
+    )
+    return types.ListResourceTemplatesResult(resource_templates=[template])
+
+
+async def _list_resources(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
+    return types.ListResourcesResult(resources=[])  # thoughts are reached by template
+
+
+def _read_resource(caller: CallerOf) -> Callable[..., Awaitable[types.ReadResourceResult]]:
+    """The resources/read handler: one of the caller's thoughts and its chain."""
 
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
@@ -147,16 +165,22 @@ def build(default: Caller | None) -> Server[Any]:
         )
         return types.ReadResourceResult(contents=[contents])
 
+    return read_resource
+
+
+def build(default: Caller | None) -> Server[Any]:
+    """The server. ``default`` is the stdio caller; over HTTP each request brings its own."""
+    caller = _caller_of(default)
     server: Server[Any] = Server(
         "legacymind",
         version="1.0.0",
         instructions="LegacyMind: your thoughts, a moderated knowledge graph and an inner voice. "
         "detailed_help describes every tool.",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
-        on_read_resource=read_resource,
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool(caller),
+        on_list_resources=_list_resources,
+        on_list_resource_templates=_list_templates,
+        on_read_resource=_read_resource(caller),
     )
     # The SDK traces each message with OpenTelemetry by default; no exporter is installed here,
     # so the spans would cost every call (about half a millisecond) and go nowhere.
