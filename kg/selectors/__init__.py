@@ -13,6 +13,7 @@ from kg.selectors.moderation import (
     candidate_queue,
     candidates_list,
     observation_candidates,
+    pending_observations,
     suggestions_for,
 )
 from kg.selectors.nearest import MemoryHit, Nearest, kg_search, memories_nearest
@@ -39,6 +40,7 @@ __all__ = [
     "memories_visible_to",
     "observation_candidates",
     "own_source_ids",
+    "pending_observations",
     "suggestions_for",
     "visible_edges",
     "visible_q",

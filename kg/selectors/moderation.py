@@ -1,14 +1,17 @@
-"""Reads for moderators: the candidate queue and the entities a candidate may be."""
+"""Reads of the moderation queue: for moderators the queue and the entities a candidate may
+be; for a writer their own observations still pending."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
+from django.db.models.functions import Lower
 
 from kg.identity import norm
 from kg.models import (
@@ -71,6 +74,26 @@ def observation_candidates(
     if min_conf is not None:
         rows = rows.filter(confidence__gte=min_conf)
     return _pending_first(rows)
+
+
+def pending_observations(
+    *, origin: str, entity_names: Iterable[str] | None = None, words: Iterable[str] | None = None
+) -> QuerySet[ObservationCandidate]:
+    """The observations staged under ``origin`` that still wait for a moderator, oldest first:
+    a writer's own, for their reads. ``entity_names`` keeps those of these entities, ``words``
+    those whose text holds one of them (both any case): pending rows have no vector yet, so a
+    search finds them by word."""
+    rows = ObservationCandidate.objects.filter(origin=origin, status=CandidateStatus.PENDING)
+    if entity_names is not None:
+        lowered = {name.lower() for name in entity_names}
+        rows = rows.annotate(entity_lower=Lower("entity_name")).filter(entity_lower__in=lowered)
+    if words is not None:
+        # The text is the description; a bare name (no description) is its own text.
+        text = Q()
+        for word in words:
+            text |= Q(description__icontains=word) | Q(description="", name__icontains=word)
+        rows = rows.filter(text) if text else rows.none()
+    return rows.order_by("created_at", "id")
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,8 @@ _drop_in("delete_relations", "Delete relations (moderators).",
 _drop_in("read_graph", "The knowledge graph a page at a time (limit, cursor = nextCursor); "
          "your own pending items are on the first page, marked pending.",
          input=ReadGraph, output=PAGE, run=read_graph, read_only=True)  # fmt: skip
-_drop_in("search_nodes", "Entities semantically nearest to a query (names, types, observations).",
+_drop_in("search_nodes", "Entities semantically nearest to a query (names, types, observations); "
+         "your own pending items match by a word of the query.",
          input=SearchNodes, output=GRAPH, run=search_nodes, read_only=True)  # fmt: skip
 _drop_in("open_nodes", "Entities by name, with their observations and the relations among them.",
          input=OpenNodes, output=GRAPH, run=open_nodes, read_only=True)  # fmt: skip

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models.functions import Lower
 
 from kg import selectors
 from kg.models import Entity, Observation
@@ -55,16 +54,11 @@ def _add_pending_observations(user: User, graph: dict[str, Any]) -> None:
     by_name = {e["name"].lower(): e for e in graph["entities"]}
     if not by_name:
         return
-    rows = (
-        selectors.observation_candidates(status="pending")
-        .filter(origin=staged_origin(user))
-        .annotate(entity_lower=Lower("entity_name"))
-        .filter(entity_lower__in=by_name)
-        .order_by("created_at", "id")
-    )
-    for cand in rows:
-        entity = by_name[cand.entity_lower]
-        entity.setdefault("pendingObservations", []).append(cand.description or cand.name)
+    staged = selectors.pending_observations(origin=staged_origin(user), entity_names=by_name)
+    for cand in staged:
+        entity = by_name.get(cand.entity_name.lower())
+        if entity is not None:  # the database's lower case may differ from Python's
+            entity.setdefault("pendingObservations", []).append(cand.description or cand.name)
 
 
 def _add_pending(user: User, graph: dict[str, Any], match: Match) -> None:
@@ -119,9 +113,28 @@ def search_nodes(call: Call) -> dict[str, Any]:
     entity_ids += [pk for pk in rows.values_list("entity_id", flat=True) if pk is not None]
     order = {pk: i for i, pk in enumerate(dict.fromkeys(entity_ids))}
     entities = sorted(visible(call.user).filter(pk__in=order), key=lambda e: order[e.pk])
-    # Pending items have no vector yet: they match by a word of the query in their name.
+    # Pending items have no vector yet: they match by a word of the query in their name, or
+    # (observations) in their text, which brings their entity along.
     words = {w for w in re.findall(r"\w+", call.data["query"].lower()) if len(w) >= 3}
-    return _graph(call.user, entities, pending=lambda name: any(w in name.lower() for w in words))
+    observed_names = _pending_observed(call.user, words, limit=call.data["limit"])
+    for name in observed_names:
+        entity = find(call.user, name)
+        if entity is not None and entity.pk not in order:
+            order[entity.pk] = len(order)
+            entities.append(entity)
+
+    def match(name: str) -> bool:
+        return name.lower() in observed_names or any(w in name.lower() for w in words)
+
+    return _graph(call.user, entities, pending=match)
+
+
+def _pending_observed(user: User, words: set[str], *, limit: int) -> list[str]:
+    """The names (lower case) of up to ``limit`` entities with an observation of the caller's
+    still pending whose text holds one of ``words``."""
+    staged = selectors.pending_observations(origin=staged_origin(user), words=words)
+    names = (cand.entity_name.lower() for cand in staged if cand.entity_name)
+    return list(dict.fromkeys(names))[:limit]
 
 
 def open_nodes(call: Call) -> dict[str, Any]:
