@@ -20,7 +20,7 @@ KIND_NOUNS = {
     "plugins", "integration", "connector", "driver", "chart", "template", "workflow",
     "workflows", "playbook", "playbooks", "script", "scripts", "job", "jobs", "workers",
     "cache", "store", "stack", "broker", "board", "boards", "probe", "fleet", "gpus", "gpu",
-    "viewer", "monolith", "crate", "package", "gem", "module", "modules", "project", "setup", "install",
+    "viewer", "monolith", "crate", "package", "gem", "module", "project", "setup", "install",
     "installation", "deployment", "library", "framework", "sdk",
     "queue", "queues", "bucket", "buckets", "target", "version",
     "minis", "mini", "dashboard", "code", "config", "port",

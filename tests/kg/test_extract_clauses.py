@@ -165,7 +165,7 @@ def test_it_refers_to_the_thing_that_opens_its_sentence(extract):
 
 
 def test_run_x_on_y_puts_the_first_on_the_second(extract):
-    got = extract("The badge runs MicroPython on a pair of ESP32-S3 modules wired over SPI.")
+    got = extract("The badge runs MicroPython on a pair of ESP32-S3 boards wired over SPI.")
     assert ("MicroPython", "runs_on", "ESP32-S3") in relations(got)
 
 
