@@ -543,6 +543,18 @@ def summarise(path: str, same: float, other: float) -> str:
         f"  Brier {float(((conf - ok) ** 2).mean()):.3f}, mean confidence {conf.mean():.3f}"
     )
     lines.append(f"  questions {np.mean([r['questions'] for r in facd]):.2f}")
+    judged = [
+        r for r in facd if "grounded" in r
+    ]  # rows written before these were recorded lack them
+    if judged:
+        value, low, high = item_bootstrap(
+            judged, lambda rs: float(np.mean([r["grounded"] for r in rs]))
+        )
+        names = sorted({w for r in judged for w in r["invented"]})
+        lines.append(
+            f"  grounding {value:.3f} ({low:.3f} to {high:.3f}), invented names "
+            f"{sum(len(r['invented']) for r in judged)} {names[:10]}, {len(judged)} plays"
+        )
     return "\n".join(lines)
 
 
@@ -778,8 +790,8 @@ def main() -> None:
     parser.add_argument(
         "--summarise",
         default="",
-        help="with --fit-confidence: figures of this --rows file (held out) under the fitted "
-        "mapping, with item-bootstrap intervals",
+        help="figures of these --rows files (held out) with item-bootstrap intervals, under the "
+        "mapping --fit-confidence fits or, without it, the shipped one",
     )
     args = parser.parse_args()
     if args.fit_answers:
@@ -790,6 +802,9 @@ def main() -> None:
         print(text)
         if args.summarise:
             print(summarise(args.summarise, same, other))
+        return
+    if args.summarise:  # under the shipped mapping: the confidence the agent reports
+        print(summarise(args.summarise, settings.AGENT_FIT_SAME, settings.AGENT_FIT_OTHER))
         return
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     texts, everything = [], {}

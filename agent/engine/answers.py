@@ -14,9 +14,11 @@ so it moves little mass between them; the latent "something else" stands for the
 are not in the graph and answers like their average.
 
 The three parameters were fitted by maximum likelihood to the simulated writer's answers on the
-dev set (a one-off fit; the fitting script is not in the repository, and docs/benchmarks.md
-says the figures were tuned on that set). They describe answer noise, not any entry, so they
-are settings, not code.
+old 36-item dev set. They describe answer noise, not any entry, so they are settings, not code.
+``bench/crux.py --fit-answers`` refits them on the train writers' plays: the fit flattens the
+model (the writer picks the option of its labelled archetype little more often than chance,
+yet its picks still lead to the right crux), the agent then stops asking and loses accuracy,
+so the old values stay (docs/benchmarks.md, the crux section).
 
 Two refinements, both about the writer rather than any entry:
 

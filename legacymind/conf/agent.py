@@ -29,7 +29,8 @@ AGENT_LOGIT_CLIP = env_float("AGENT_LOGIT_CLIP", 5.0, low=0.5, high=50.0)
 AGENT_MAX_STEP_LOGIT = env_float("AGENT_MAX_STEP_LOGIT", 2.5, low=0.1, high=50.0)
 # Answer model of a quick-option question (agent/engine/answers.py): how sharply a writer picks
 # the option closest to their crux, and how often they say "not sure" when the best two are close.
-# Fitted by maximum likelihood to simulated answers on the dev set (docs/benchmarks.md).
+# Fitted by maximum likelihood to simulated answers on the old dev set; a refit on the train
+# writers (bench/crux.py --fit-answers) made the agent stop asking, so kept (docs/benchmarks.md).
 AGENT_ANSWER_BETA = env_float("AGENT_ANSWER_BETA", 8.3, low=0.0, high=100.0)
 AGENT_UNSURE_BIAS = env_float("AGENT_UNSURE_BIAS", -0.1, low=-10.0, high=10.0)
 AGENT_UNSURE_SLOPE = env_float("AGENT_UNSURE_SLOPE", 4.6, low=0.0, high=100.0)
