@@ -519,6 +519,8 @@ def summarise(path: str, same: float, other: float) -> str:
     """Figures from ``--rows`` files (comma-separated), with the confidence mapping (same,
     other) applied to each FACD play's posterior, and 95% item-bootstrap intervals (seed 0)."""
     rows = load_paths([Path(p) for p in path.split(",")])
+    for r in rows:  # rows written before a guardrail stop counted as wrong
+        r["ok"] = r["ok"] and r["exit"] != "guardrail"
     by_policy: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         by_policy[_policy_key(r["policy"])].append(r)
@@ -583,7 +585,9 @@ def run_policy(
         for _ in range(repeat):
             for index, item in enumerate(items):
                 r = play(client, item, ask=ask)
-                r["ok"] = correct(item, r["crux"])
+                # No crux (a guardrail stop) is never right: the empty string can still sit
+                # closer to gold_crux than to the decoys.
+                r["ok"] = bool(r["crux"]) and correct(item, r["crux"])
                 spans = r.pop("spans")
                 r["grounded"] = bool(spans) and all(sp in item["entry"] for sp in spans)
                 r["invented"] = invented_names(r["crux"], item["entry"])
