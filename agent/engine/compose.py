@@ -95,6 +95,65 @@ _SWAP = re.compile(
 )
 _SWAP_TO = {a: b for a, b in _SWAPS}
 _PRONOUNS = {b.split()[0] for _, b in _SWAPS} | {"you"}
+# Words that open a sentence but never a name: a span starting with one is lowered even when
+# the entry only ever writes it at a sentence's start ("…; his reading glasses…").
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "his",
+        "her",
+        "hers",
+        "its",
+        "their",
+        "theirs",
+        "our",
+        "ours",
+        "he",
+        "she",
+        "it",
+        "they",
+        "we",
+        "there",
+        "here",
+        "every",
+        "each",
+        "some",
+        "any",
+        "no",
+        "none",
+        "all",
+        "both",
+        "either",
+        "neither",
+        "one",
+        "another",
+        "such",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "how",
+        "why",
+        "if",
+        "then",
+        "so",
+        "but",
+        "and",
+        "or",
+        "yet",
+        "because",
+        "after",
+        "before",
+        "while",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -186,7 +245,7 @@ def second_person(span: str, entry: str = "") -> str:
     pieces.append(_swap(span[last:]))
     text = "".join(pieces).strip().rstrip(".!?;:,—- ")
     first = text.split(" ", 1)[0].strip("\"'“‘")
-    pronoun = first.lower() in _PRONOUNS
+    pronoun = first.lower() in _PRONOUNS or first.lower() in _FUNCTION_WORDS
     if first and first[0].isupper() and (pronoun or not _proper(first, entry)):
         index = text.index(first[0])
         text = text[:index] + first[0].lower() + text[index + 1 :]

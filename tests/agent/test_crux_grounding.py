@@ -103,6 +103,18 @@ def test_second_person_rephrasing():
     )
 
 
+def test_a_cited_span_opening_a_sentence_with_a_common_word_is_lowered():
+    """The entry writes "His" only at a sentence's start, which alone would read as a name;
+    after the semicolon that joins two cited spans it is lowered. A name still keeps its
+    capital."""
+    entry = "Dad died in March. His reading glasses are still on the shelf. Every time I dust."
+    assert second_person("His reading glasses are still on the shelf.", entry) == (
+        "his reading glasses are still on the shelf"
+    )
+    assert second_person("Every time I dust.", entry) == "every time you dust"
+    assert second_person("Dad died in March.", entry) == "Dad died in March"
+
+
 def test_a_name_keeps_its_capital_and_names_are_checked_against_the_entry():
     entry = ENTRIES["resentment_fairness"]
     assert second_person("Marcus got the promotion.", entry) == "Marcus got the promotion"
