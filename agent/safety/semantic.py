@@ -15,7 +15,7 @@ A detection needs the entry's chance of a sign (the logistic of its score) at
 ``Params.concern``. Its category is the one that any of its sentences reads most like (the
 head's highest probability of a category in any row), and the category sets the level
 (URGENT: risk; otherwise concern). The head and the threshold were chosen on the training
-writers only, never on the held-out writer (``agent/safety/training.py``,
+writers only, never on the held-out writers (``agent/safety/training.py``,
 ``bench/distress.py --fit``; docs/benchmarks.md gives the held-out figures).
 """
 
@@ -64,7 +64,7 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class Params:
-    concern: float = 0.37  # the entry's chance of a sign at which it is detected
+    concern: float = 0.32  # the entry's chance of a sign at which it is detected
 
 
 PARAMS = Params()

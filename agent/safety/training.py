@@ -7,7 +7,7 @@ class; ``semantic`` explains how an entry is read from it) is trained in one go 
 - the bank (``bank.json``): statements per warning-sign category, and safe look-alikes, each
   its own class; everyday sentences (``neutral.json``), one class per group: cross-entropy,
   each class weighted alike;
-- the training writers' entries (never the held-out writer), by multiple-instance learning:
+- the training writers' entries (never the held-out writers), by multiple-instance learning:
   the entry's chance of a sign (its highest sentence score) against its label, the two labels
   weighted alike; an entry with a sign also teaches its labelled category to its
   highest-scoring sentence (the label says a sign is there, not where); every sentence of a
@@ -227,13 +227,39 @@ def read(m: Model, entry: Example) -> tuple[float, str | None]:
     return judge(m, entry.vectors, entry.whole)
 
 
-def out_of_fold(entries: list[Example], seed: int) -> tuple[np.ndarray, list[str | None]]:
-    """Each entry's chance and category from a head trained without its writer."""
+_POOL_ENTRIES: list[Example] = []
+
+
+def _pool_start(entries: list[Example]) -> None:
+    _POOL_ENTRIES[:] = entries
+
+
+def _pool_train(args: tuple[np.ndarray, int]) -> Model:
+    others, seed = args
+    return train([_POOL_ENTRIES[i] for i in others], seed)
+
+
+def out_of_fold(
+    entries: list[Example], seed: int, workers: int = 1
+) -> tuple[np.ndarray, list[str | None]]:
+    """Each entry's chance and category from a head trained without its writer. The folds are
+    independent and each is trained on one thread with its own seed, so ``workers`` processes
+    give the same heads as one, sooner."""
     chances = np.zeros(len(entries))
     categories: list[str | None] = [None] * len(entries)
-    for held in folds(entries):
-        others = np.setdiff1d(np.arange(len(entries)), held)
-        head = train([entries[i] for i in others], seed)
+    held_out = folds(entries)
+    jobs = [(np.setdiff1d(np.arange(len(entries)), held), seed) for held in held_out]
+    if workers > 1:
+        import multiprocessing
+
+        # spawn, not fork: the parent has run torch's OpenMP pool, which a forked child can
+        # deadlock on.
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(workers, initializer=_pool_start, initargs=(entries,)) as pool:
+            heads = pool.map(_pool_train, jobs, chunksize=1)
+    else:
+        heads = [train([entries[i] for i in others], s) for others, s in jobs]
+    for held, head in zip(held_out, heads, strict=True):
         for i in held:
             chances[i], categories[i] = read(head, entries[i])
     return chances, categories
@@ -270,11 +296,11 @@ def thresholds(
 
 
 def fit(
-    entries: list[Example], explicit: np.ndarray
+    entries: list[Example], explicit: np.ndarray, workers: int = 1
 ) -> tuple[Model, Params, np.ndarray, list[str | None]]:
     """The shipped head and threshold, and the out-of-fold chances and categories the threshold
     was chosen on."""
-    chances, categories = out_of_fold(entries, SEED)
+    chances, categories = out_of_fold(entries, SEED, workers)
     urgent = np.array([c in URGENT for c in categories])
     params = thresholds(entries, chances, urgent, explicit)
     return train(entries, SEED), params, chances, categories
