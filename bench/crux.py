@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# Run as a script, bench/ is first on the path and bench/mcp.py would shadow the mcp package the
-# URLconf imports.
+# Run as a script, bench/ is first on the path: no module of bench/ may shadow a package the
+# URLconf imports (the MCP bench is bench/mcp_round_trip.py, not bench/mcp.py, for that reason).
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "legacymind.settings")

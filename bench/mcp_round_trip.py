@@ -8,7 +8,7 @@ JSON-RPC ``tools/call`` POST to /mcp (what the server adds), the SDK's client ov
 the SDK's client over stdio (what an agent sees). The figure is the p50 of each, and the p50
 of the per-round differences against REST.
 
-    python bench/mcp.py [--rounds 300] [--entities 2000] [--write docs/benchmarks.md]
+    python bench/mcp_round_trip.py [--rounds 300] [--entities 2000] [--write docs/benchmarks.md]
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ async def measure(base: str, token: str, rounds: int) -> dict[str, list[float]]:
 def report(times: dict[str, list[float]], entities: int) -> list[str]:
     rest = times["rest"]
     lines = [
-        "## MCP round trip: `legacymind_search` over MCP against REST (`bench/mcp.py`)",
+        "## MCP round trip: `legacymind_search` over MCP against REST (`bench/mcp_round_trip.py`)",
         "",
         f"{len(rest)} paired rounds, {entities} KG entities, hash embeddings, gunicorn with one "
         "gthread worker for REST and /mcp; stdio is `manage.py mcp` driven by the SDK's client.",
@@ -186,7 +186,7 @@ def main() -> None:
         when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         run_prepend(
             options.write,
-            section="MCP round trip: `legacymind_search` over MCP against REST (`bench/mcp.py`)",
+            section="MCP round trip: `legacymind_search` over MCP against REST (`bench/mcp_round_trip.py`)",
             title=f"Run of {when}",
             lines=lines,
         )
