@@ -6,11 +6,7 @@ from typing import Any
 
 from celery import Task, shared_task
 
-from legacymind.vectors import reembed
-
-# The state a re-embed reports while it runs, with meta {"done": rows, "total": rows}
-# (total is None while the run is still counting what it will do).
-RUNNING = "PROGRESS"
+from legacymind.vectors import reembed, reembed_jobs
 
 
 # Its result is kept (CELERY_TASK_IGNORE_RESULT is on for every other task): a background
@@ -25,21 +21,15 @@ def rows_reembed_task(
     dry_run: bool = False,
     index: str = "auto",
 ) -> dict[str, Any]:
-    """``manage.py reembed`` as background work; returns the summary as a dict, and reports
-    its progress as the ``PROGRESS`` state after every batch."""
-
-    def progress(done: int, total: int | None) -> None:
-        if self.request.id is not None:  # None when called as a plain function
-            self.update_state(state=RUNNING, meta={"done": done, "total": total})
-
-    progress(0, None)
-    summary = reembed.rows_reembed(
+    """``manage.py reembed`` as background work; returns the summary as a dict, reports its
+    progress after every batch, and stops at a batch boundary when the job is cancelled
+    (see ``legacymind.vectors.reembed_jobs``)."""
+    return reembed_jobs.reembed_job_run(
+        self,
         target=target,
         batch_size=batch_size,
         limit=limit,
         all_rows=all_rows,
         dry_run=dry_run,
         index=index,
-        progress=progress,
     )
-    return summary.as_dict()

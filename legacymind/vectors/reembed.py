@@ -54,6 +54,9 @@ Progress = Callable[[int, int], None]
 every batch."""
 Notice = Callable[[str], None]
 """Called with a line for the operator: an index taken out or being built again."""
+Stop = Callable[[], bool]
+"""Asked before each table and after every batch: True ends the run there (a background job
+cancelled). The batches written so far stay, as after Ctrl-C."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class ReembedSummary:
     tables: dict[str, TableSummary] = field(default_factory=dict)
     repaired: list[str] = field(default_factory=list)  # indexes a killed run had left out
     seconds: float = 0.0
+    stopped: bool = False  # ended early because ``stop`` said so
 
     @property
     def rows(self) -> int:
@@ -172,13 +176,17 @@ def rows_reembed(
     index: str = "auto",
     progress: Progress | None = None,
     notice: Notice | None = None,
+    stop: Stop | None = None,
 ) -> ReembedSummary:
     """Embed the rows of ``target`` with the current provider, ``batch_size`` rows at a time,
     at most ``limit`` rows in all. ``dry_run`` counts and writes nothing.
 
     ``index``: "auto" takes a table's HNSW index out while the run writes at least
     ``REEMBED_INDEX_REBUILD_MIN_ROWS`` rows and half the table, and builds it again after;
-    "rebuild" always does, "keep" never (every vector is then an index insertion)."""
+    "rebuild" always does, "keep" never (every vector is then an index insertion).
+
+    ``stop`` ends the run at the next batch boundary (``summary.stopped``); an index taken
+    out is built again first."""
     _validate(target=target, batch_size=batch_size, limit=limit, index=index)
     say: Notice = notice or (lambda line: None)
     if index == "rebuild" and not dry_run and connection.in_atomic_block:
@@ -201,7 +209,14 @@ def rows_reembed(
     _tables_plan(summary, tables, wanted=wanted, limit=limit, index=index)
     if dry_run:
         return summary
-    run = _Run(summary=summary, provider=provider, wanted=wanted, say=say, progress=progress)
+    run = _Run(
+        summary=summary,
+        provider=provider,
+        wanted=wanted,
+        say=say,
+        progress=progress,
+        stop=stop or (lambda: False),
+    )
     run.tables_write(tables, batch_size=batch_size)
     return summary
 
@@ -252,6 +267,7 @@ class _Run:
     wanted: models.Q
     say: Notice
     progress: Progress | None
+    stop: Stop
     total: int = 0
     done: int = 0
     started: float = 0.0
@@ -276,8 +292,11 @@ class _Run:
             for table in tables
         ]
         try:
-            feeds[0].start()
+            if not self._stopping():
+                feeds[0].start()
             for number, (table, feed) in enumerate(zip(tables, feeds, strict=True)):
+                if self.summary.stopped:
+                    break
                 following = feeds[number + 1] if number + 1 < len(feeds) else None
                 self._table_write(table, feed, following)
         except KeyboardInterrupt as exc:
@@ -291,6 +310,11 @@ class _Run:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         self.summary.seconds = time.perf_counter() - self.started
+
+    def _stopping(self) -> bool:
+        if not self.summary.stopped and self.stop():
+            self.summary.stopped = True
+        return self.summary.stopped
 
     def _table_write(self, table: EmbeddedTable, feed: _Feed, following: _Feed | None) -> None:
         """Write the table's batches, its index out meanwhile when the plan says so."""
@@ -320,7 +344,9 @@ class _Run:
                 self.summary.seconds = time.perf_counter() - self.started
                 if self.progress:
                     self.progress(self.done, self.total)
-            if following is not None:
+                if self._stopping():
+                    break
+            if following is not None and not self.summary.stopped:
                 # Started before this table's index is built again (when the block closes):
                 # the model embeds the next table's first batch meanwhile.
                 following.start()

@@ -12,6 +12,7 @@ from legacymind.vectors.reembed import rows_reembed
 from legacymind.vectors.reembed_jobs import (
     JOB_STATES,
     ReembedJob,
+    reembed_job_cancel,
     reembed_job_start,
     reembed_job_status,
 )
@@ -19,13 +20,15 @@ from mcpserver.registry import TOOLS, Call, Tool, register, tool_find
 
 # The original's operations and the tables each one covers.
 OPERATIONS = {"health_check_embeddings": "all", "reembed": "thoughts", "reembed_kg": "kg"}
-# Follows a reembed started with background: the run outlives any one HTTP request.
+# Follow and stop a reembed started with background: the run outlives any one HTTP request.
 JOB_STATUS = "job_status"
+JOB_CANCEL = "job_cancel"
+JOB_OPERATIONS = (JOB_STATUS, JOB_CANCEL)
 STAFF_ONLY = "Only staff users may re-embed."
 
 
 class MaintenanceInput(Input):
-    operation = serializers.ChoiceField(choices=[*OPERATIONS, JOB_STATUS])
+    operation = serializers.ChoiceField(choices=[*OPERATIONS, *JOB_OPERATIONS])
     dry_run = serializers.BooleanField(
         default=False, help_text="Count what would be embedded; write nothing."
     )
@@ -38,15 +41,18 @@ class MaintenanceInput(Input):
         "with job.id (needs REDIS_URL and a running worker); follow it with job_status.",
     )
     job_id = serializers.UUIDField(
-        required=False, help_text="job_status: the job.id a background reembed returned."
+        required=False,
+        help_text="job_status / job_cancel: the job.id a background reembed returned.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         operation = attrs["operation"]
-        if operation == JOB_STATUS and "job_id" not in attrs:
-            raise serializers.ValidationError({"job_id": ["job_status needs job_id."]})
-        if operation != JOB_STATUS and "job_id" in attrs:
-            raise serializers.ValidationError({"job_id": ["Only job_status takes job_id."]})
+        if operation in JOB_OPERATIONS and "job_id" not in attrs:
+            raise serializers.ValidationError({"job_id": [f"{operation} needs job_id."]})
+        if operation not in JOB_OPERATIONS and "job_id" in attrs:
+            raise serializers.ValidationError(
+                {"job_id": ["Only job_status and job_cancel take job_id."]}
+            )
         if attrs["background"] and operation not in ("reembed", "reembed_kg"):
             raise serializers.ValidationError(
                 {"background": ["Only reembed and reembed_kg run in the background."]}
@@ -61,8 +67,11 @@ class TableOut(serializers.Serializer[Any]):
 
 
 class JobOut(serializers.Serializer[Any]):
-    id = serializers.CharField(help_text="What job_status takes as job_id.")
-    state = serializers.ChoiceField(choices=JOB_STATES)
+    id = serializers.CharField(help_text="What job_status and job_cancel take as job_id.")
+    state = serializers.ChoiceField(
+        choices=JOB_STATES,
+        help_text="cancelling: running, and stopping after the batch it is writing.",
+    )
     done = serializers.IntegerField(allow_null=True, help_text="Rows re-embedded so far.")
     total = serializers.IntegerField(
         allow_null=True, help_text="Rows the run will do (null until it has counted them)."
@@ -71,7 +80,8 @@ class JobOut(serializers.Serializer[Any]):
 
 
 class MaintenanceOut(serializers.Serializer[Any]):
-    """A run's summary; for a background job, ``job``, and the summary once it is done."""
+    """A run's summary; for a background job, ``job``, and the summary once it is done (or
+    cancelled: what it did before it stopped)."""
 
     operation = serializers.CharField()
     target = serializers.CharField(allow_null=True)
@@ -98,6 +108,8 @@ def maintenance(call: Call) -> dict[str, Any]:
         raise PermissionDenied(STAFF_ONLY)
     if operation == JOB_STATUS:
         return _job_out(operation, reembed_job_status(job_id=str(call.data["job_id"])))
+    if operation == JOB_CANCEL:
+        return _job_out(operation, reembed_job_cancel(job_id=str(call.data["job_id"])))
     if call.data["background"]:
         job = reembed_job_start(
             target=OPERATIONS[operation], limit=call.data.get("limit"), dry_run=call.data["dry_run"]
@@ -179,7 +191,10 @@ register(
         "background: true queues the reembed for the Celery worker and returns job.id at once "
         "(the way to run a long one over HTTP, where a call is one request); job_status with "
         "job_id then says queued / running / done / failed, rows done of total, and the "
-        "summary once done. Staff only, except the health check.",
+        "summary once done. job_cancel with job_id stops it: a queued job never runs; a running "
+        "one reads cancelling, stops after the batch it is writing (the rows written stay) and "
+        "then reads cancelled with rows done of total; a job that has ended is left as it was "
+        "(a tool error says so). Staff only, except the health check.",
         input=MaintenanceInput,
         output=MaintenanceOut,
         run=maintenance,

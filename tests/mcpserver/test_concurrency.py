@@ -9,7 +9,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from kg.models import Entity, EntityCandidate, Observation
-from tests.mcpserver.conftest import http_client
+from tests.support.mcp_client import http_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 CALLS = 16

@@ -9,9 +9,8 @@ from urllib.error import HTTPError
 
 import pytest
 from mcp import Client
-from rest_framework.authtoken.models import Token
 
-from tests.mcpserver.conftest import with_http_client
+from tests.support.mcp_client import http_calls, token_of, with_http_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,21 +44,17 @@ def _post(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
         return exc.code, dict(exc.headers), exc.read()
 
 
-def _key(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
-
-
 def test_without_a_valid_token_the_answer_is_401_with_www_authenticate(live_server, user):
     for headers in ({}, {"Authorization": "Bearer not-a-token"}):
         status, answer, _ = _post(f"{live_server.url}/mcp", **headers)
         assert status == 401
         assert answer["WWW-Authenticate"].startswith("Bearer")
-    status, _, body = _post(f"{live_server.url}/mcp", Authorization=f"Token {_key(user)}")
+    status, _, body = _post(f"{live_server.url}/mcp", Authorization=f"Token {token_of(user)}")
     assert status == 200, body
 
 
 def test_a_foreign_origin_is_refused(live_server, user):
-    key = _key(user)
+    key = token_of(user)
     status, _, body = _post(
         f"{live_server.url}/mcp", Authorization=f"Bearer {key}", Origin="http://evil.example"
     )
@@ -71,7 +66,7 @@ def test_a_foreign_origin_is_refused(live_server, user):
 
 
 def test_think_then_search_with_a_token_and_users_are_isolated(live_server, user, other_user):
-    url, alice, bob = f"{live_server.url}/mcp", _key(user), _key(other_user)
+    url, alice, bob = f"{live_server.url}/mcp", token_of(user), token_of(other_user)
 
     async def think(client: Client):
         made = await client.call_tool(
@@ -104,38 +99,26 @@ def test_think_then_search_with_a_token_and_users_are_isolated(live_server, user
     assert read != "read" and "ferry" not in read
 
 
-def _structured(url: str, key: str, calls: list[tuple[str, dict]]) -> list[dict]:
-    async def session(client: Client):
-        out = []
-        for name, args in calls:
-            result = await client.call_tool(name, args)
-            assert not result.is_error, result.content[0].text
-            out.append(result.structured_content)
-        return out
-
-    return with_http_client(url, key, session)
-
-
 def test_staged_writes_wait_for_a_moderator_and_then_are_in_the_graph(live_server, user, moderator):
     url = f"{live_server.url}/mcp"
     entity = {"name": "Ferry Terminal", "entityType": "place", "observations": []}
-    (staged, mine) = _structured(url, _key(user), [
+    (staged, mine) = http_calls(url, user, [
         ("create_entities", {"entities": [entity]}),
         ("open_nodes", {"names": ["Ferry Terminal"]}),
     ])  # fmt: skip
     assert staged["results"][0]["status"] == "pending"
     assert mine["entities"] == [{**entity, "status": "pending"}]
 
-    (queue,) = _structured(url, _key(moderator), [("memories_moderate", {"action": "review"})])
+    (queue,) = http_calls(url, moderator, [("memories_moderate", {"action": "review"})])
     candidate = next(c for c in queue["candidates"] if c["name"] == "Ferry Terminal")
     assert candidate["origin"] == f"mcp:{user.pk}"
     decide = {"action": "decide", "items": [
         {"id": candidate["id"], "kind": "entity", "decision": "approve"}
     ]}  # fmt: skip
-    (decided,) = _structured(url, _key(moderator), [("memories_moderate", decide)])
+    (decided,) = http_calls(url, moderator, [("memories_moderate", decide)])
     assert decided["results"][0]["ok"] is True
 
-    (after,) = _structured(url, _key(user), [("open_nodes", {"names": ["Ferry Terminal"]})])
+    (after,) = http_calls(url, user, [("open_nodes", {"names": ["Ferry Terminal"]})])
     assert after["entities"] == [entity]  # in the graph, no longer pending
 
 
@@ -150,7 +133,7 @@ def test_a_non_moderators_observations_wait_for_a_moderator_marked_pending(
         "kind": "observation",
         "data": {"name": "ledger size", "description": "2 TB", "entity_id": ledger.pk},
     }
-    (added, created, mine) = _structured(url, _key(user), [
+    (added, created, mine) = http_calls(url, user, [
         ("add_observations", {"observations": [{"entityName": "ledger", "contents": ["nightly"]}]}),
         ("memories_create", create),
         ("open_nodes", {"names": ["Ledger"]}),
@@ -166,18 +149,18 @@ def test_a_non_moderators_observations_wait_for_a_moderator_marked_pending(
     ]  # fmt: skip
 
     review = {"action": "review", "target": "observation"}
-    (queue,) = _structured(url, _key(moderator), [("memories_moderate", review)])
+    (queue,) = http_calls(url, moderator, [("memories_moderate", review)])
     assert {c["entity_name"] for c in queue["candidates"]} == {"Ledger"}
     assert {c["origin"] for c in queue["candidates"]} == {f"mcp:{user.pk}"}
     items = [
         {"id": c["id"], "kind": "observation", "decision": "approve"} for c in queue["candidates"]
     ]
-    (decided,) = _structured(url, _key(moderator), [
+    (decided,) = http_calls(url, moderator, [
         ("memories_moderate", {"action": "decide", "items": items})
     ])  # fmt: skip
     assert [r["ok"] for r in decided["results"]] == [True, True]
 
-    (after,) = _structured(url, _key(user), [("open_nodes", {"names": ["Ledger"]})])
+    (after,) = http_calls(url, user, [("open_nodes", {"names": ["Ledger"]})])
     (entity,) = after["entities"]
     assert "pendingObservations" not in entity  # in the graph, no longer pending
     assert sorted(entity["observations"]) == ["2 TB", "nightly"]
@@ -193,7 +176,7 @@ def test_a_user_named_in_mcp_direct_write_users_writes_straight_into_the_graph(
     try:
         url = f"{live_server.url}/mcp"
         entity = {"name": "Ticket Office", "entityType": "place", "observations": ["opens at 6"]}
-        created, added, graph = _structured(url, _key(user), [
+        created, added, graph = http_calls(url, user, [
             ("create_entities", {"entities": [entity]}),
             ("add_observations", {"observations": [
                 {"entityName": "Ticket Office", "contents": ["closes at 22"]}
@@ -216,11 +199,11 @@ def test_a_user_named_in_mcp_direct_write_users_writes_straight_into_the_graph(
 
 def test_the_rest_apis_per_user_throttle_applies(live_server, user, other_user, settings):
     settings.API_THROTTLE_USER = "2/minute"
-    url, key = f"{live_server.url}/mcp", _key(user)
+    url, key = f"{live_server.url}/mcp", token_of(user)
     statuses = [_post(url, Authorization=f"Bearer {key}")[0] for _ in range(3)]
     assert statuses == [200, 200, 429]
     # Per user: another user's calls are counted apart.
-    assert _post(url, Authorization=f"Bearer {_key(other_user)}")[0] == 200
+    assert _post(url, Authorization=f"Bearer {token_of(other_user)}")[0] == 200
 
 
 def test_a_moderators_memories_create_writes_each_kind_into_the_graph(live_server, moderator):
@@ -230,20 +213,20 @@ def test_a_moderators_memories_create_writes_each_kind_into_the_graph(live_serve
     url = f"{live_server.url}/mcp"
     entity = {"kind": "entity", "data": {"name": "Pier", "entity_type": "place"},
               "source_thought_id": str(source.id)}  # fmt: skip
-    created, again = _structured(url, _key(moderator), [
+    created, again = http_calls(url, moderator, [
         ("memories_create", entity), ("memories_create", entity)
     ])  # fmt: skip
     assert (created["status"], again["status"]) == ("created", "updated")
     assert created["row"]["source_thought_id"] == str(source.id)  # named to its owner
     pier = created["row"]["id"]
-    crane, seen = _structured(url, _key(moderator), [
+    crane, seen = http_calls(url, moderator, [
         ("memories_create", {"kind": "entity", "data": {"name": "Crane", "entity_type": "tool"}}),
         ("memories_create", {"kind": "observation",
                              "data": {"name": "pier cranes", "entity_id": pier}}),
     ])  # fmt: skip
     assert seen["status"] == "created" and seen["row"]["entity_id"] == pier
     relation = {"source_id": pier, "target_id": crane["row"]["id"], "rel_type": "has"}
-    (edge,) = _structured(url, _key(moderator), [
+    (edge,) = http_calls(url, moderator, [
         ("memories_create", {"kind": "relationship", "confidence": 0.8, "data": relation}),
     ])  # fmt: skip
     assert edge["status"] == "created" and edge["row"]["confidence"] == 0.8
@@ -255,7 +238,7 @@ def test_a_moderators_memories_create_writes_each_kind_into_the_graph(live_serve
             {"kind": "relationship", "data": {**relation, "target_id": 999999, "rel_typ": "x"}},
         )
 
-    refused = with_http_client(url, _key(moderator), bad)
+    refused = with_http_client(url, token_of(moderator), bad)
     assert refused.is_error
     assert "data.target_id" in refused.content[0].text
     assert "data.rel_typ: Unknown field. Did you mean rel_type?" in refused.content[0].text

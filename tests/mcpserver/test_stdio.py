@@ -9,7 +9,7 @@ import sys
 import pytest
 from mcp import Client
 
-from tests.mcpserver.conftest import ROOT, server_env, stdio_params, with_client
+from tests.support.mcp_client import ROOT, server_env, stdio_params, with_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

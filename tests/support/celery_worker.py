@@ -55,26 +55,40 @@ def worker_and_redis(**env: str) -> Iterator[subprocess.Popen[bytes]]:
     """A private redis-server, a ``celery worker`` on the test database with ``env`` added,
     and this process's Celery app pointed at that Redis; the worker's stderr is piped so a
     failing test can show it."""
+    with redis_for_celery() as url, celery_worker(url, **env) as worker:
+        yield worker
+
+
+@contextmanager
+def redis_for_celery() -> Iterator[str]:
+    """A private redis-server with this process's Celery app pointed at it, and no worker yet
+    (what is queued meanwhile waits): its URL, for :func:`celery_worker`."""
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed (make system-deps)")
-    with private_redis() as url:
-        worker_env = {
-            **os.environ,
-            "REDIS_URL": url,
-            "DATABASE_URL": worker_database_url(),
-            "DJANGO_SECRET_KEY": "x",
-            "EMBEDDING_PROVIDER": "hash",
-            **env,
-        }
-        worker_env.pop("GROK_API_KEY", None)  # nothing in a worker reaches a real model
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "legacymind", "worker", "--pool=solo",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
-            cwd=ROOT, env=worker_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        try:
-            with celery_against(url):
-                yield worker
-        finally:
-            worker.terminate()
-            worker.wait(15)
+    with private_redis() as url, celery_against(url):
+        yield url
+
+
+@contextmanager
+def celery_worker(url: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A ``celery worker`` process on the test database and the Redis at ``url``, with ``env``
+    added; stopped on the way out."""
+    worker_env = {
+        **os.environ,
+        "REDIS_URL": url,
+        "DATABASE_URL": worker_database_url(),
+        "DJANGO_SECRET_KEY": "x",
+        "EMBEDDING_PROVIDER": "hash",
+        **env,
+    }
+    worker_env.pop("GROK_API_KEY", None)  # nothing in a worker reaches a real model
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "legacymind", "worker", "--pool=solo",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
+        cwd=ROOT, env=worker_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        yield worker
+    finally:
+        worker.terminate()
+        worker.wait(15)

@@ -1,5 +1,6 @@
-"""Fixtures of the MCP tests: ``manage.py mcp`` spawned by the SDK's own client over stdio, on
-the test database, and helpers to run a client session from a synchronous test."""
+"""The MCP SDK's own client against our server, for tests: ``manage.py mcp`` spawned over stdio
+on the test database, or Streamable HTTP to a live server with a user's token; a session run
+from a synchronous test, and a list of tool calls whose structured results it returns."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from rest_framework.authtoken.models import Token
 
 from tests.support.celery_worker import worker_database_url
 
@@ -81,3 +83,31 @@ def with_http_client(url: str, token: str | None, session: Callable[[Client], Aw
             return await session(client)
 
     return asyncio.run(main())
+
+
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+async def structured_results(client: Client, calls: Calls) -> list[Any]:
+    """Each call's ``structuredContent``, in order; a tool error fails the test with its text."""
+    out = []
+    for name, arguments in calls:
+        result = await client.call_tool(name, arguments)
+        assert not result.is_error, f"{name}: {result.content[0].text}"
+        out.append(result.structured_content)
+    return out
+
+
+def token_of(user: User) -> str:
+    """The user's API token (made on first use): what /mcp takes as the bearer."""
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def http_calls(url: str, user: User, calls: Calls) -> list[Any]:
+    """``calls`` in one HTTP session as ``user``; their structured results."""
+    return with_http_client(url, token_of(user), lambda client: structured_results(client, calls))
+
+
+def stdio_calls(server: StdioServerParameters, calls: Calls) -> list[Any]:
+    """``calls`` in one stdio session of ``server``; their structured results."""
+    return with_client(server, lambda client: structured_results(client, calls))
