@@ -3,6 +3,9 @@ v3, and the v2 Probe ↔ v3 AskUser adapter."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from uuid import UUID
+
 from django.conf import settings
 from django.utils import timezone
 
@@ -18,6 +21,7 @@ from agent.errors import (
     StateComplete,
 )
 from agent.integrity import sign, verify
+from agent.reflections import reflection_create
 from agent.safety import CONCERN_FLAG, Assessment, assess, assess_reply, notice, refuse_at_risk
 from agent.schemas import (
     AskUserAction,
@@ -29,9 +33,19 @@ from agent.schemas import (
     JournalEntry,
     Probe,
     ProbeTurn,
+    Reflection,
 )
 
 DISCARD_BELOW = 0.08
+
+
+@dataclass(frozen=True)
+class ExcavationReply:
+    """A step: the writer's reply to the open probe of a signed state."""
+
+    state: ExcavationState
+    user_reply: str
+    expected_probe_id: UUID
 
 
 def probe_to_askuser(probe: Probe) -> AskUserAction:
@@ -93,12 +107,11 @@ def excavation_start(*, entry: JournalEntry, client_id: str) -> ExcavationRespon
     )
 
 
-def excavation_step(
-    *, state: ExcavationState, user_reply: str, expected_probe_id: object, client_id: str
-) -> ExcavationResponse:
+def excavation_step(reply: ExcavationReply, *, client_id: str) -> ExcavationResponse:
     """Read the reply to the open probe: update the hypotheses, then ask the next probe or
     finish. The state is changed in place and signed again for ``client_id``."""
-    probe = _open_probe(state, expected_probe_id, client_id=client_id)
+    state, user_reply = reply.state, reply.user_reply
+    probe = _open_probe(state, reply.expected_probe_id, client_id=client_id)
     options = probe.quick_options or [NOT_SURE]
     safety = _reply_safety(state, user_reply, options)
     index = _matched_option(user_reply, options)
@@ -260,3 +273,10 @@ def completed_result(*, state: ExcavationState, client_id: str) -> ExcavationRes
             reasoning_trail=f"{len(state.probes_log)} probes",
         ),
     )
+
+
+def excavation_reflect(state: ExcavationState, *, client_id: str) -> Reflection:
+    """/v2/reflections: the Reflection on a completed excavation's entry, focused on the crux
+    it confirmed."""
+    result = completed_result(state=state, client_id=client_id)
+    return reflection_create(entry=state.journal_entry, focus=result.confirmed_crux.text)

@@ -22,7 +22,8 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from agent.api import act_request, client_id
+from agent.api.inputs import act_request
+from agent.api.views import client_id
 from agent.engine.compose import FRAMES
 from agent.errors import GuardrailTriggered
 from agent.integrity import sign

@@ -1,5 +1,7 @@
 """Pydantic contracts of the journaling API (spec 004 §3 and the v1/v2 contracts in
-specs/README.md). The DRF views validate with these and drf-spectacular documents them."""
+specs/README.md): the engine's and the services' types. The API's inputs and outputs
+(agent.api) carry them in a ContractField, which validates and renders them and documents
+their JSON Schema."""
 
 from __future__ import annotations
 

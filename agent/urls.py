@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from django.urls import path
 
-from agent import api, pages
+from agent import pages
+from agent.api import views as api
 
 urlpatterns = [
     path("reflections", api.ReflectionView.as_view(), name="reflections"),

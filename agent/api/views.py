@@ -1,20 +1,15 @@
-"""The journaling agent over HTTP. Views validate the body with the pydantic contracts in
-agent/schemas.py (drf-spectacular documents them through its pydantic extension), call one
-service, sign a returned state for the client (agent.integrity) and render the JSON."""
+"""The journaling agent's views: validate the body with its input (agent.api.inputs), call
+one service, sign a returned state for the client (agent.integrity) and render with the output
+the schema documents (agent.api.outputs)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, TypeVar
 
-import drf_spectacular.contrib.pydantic  # noqa: F401  (registers the pydantic schema extension)
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from prometheus_client import CONTENT_TYPE_LATEST
-from pydantic import BaseModel, RootModel, TypeAdapter, ValidationError
-from rest_framework import serializers
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
@@ -22,61 +17,24 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agent import metrics
+from agent.api.inputs import (
+    ACT_BODY,
+    EXCAVATION_BODY,
+    ReflectionInput,
+    V2ReflectionInput,
+    act_request,
+    excavation_request,
+    validated,
+)
+from agent.api.outputs import AgentActOut, AgentErrorOut, ExcavationOut, ReflectionOut
 from agent.errors import AgentError, RateLimited
-from agent.excavations import completed_result, excavation_start, excavation_step
+from agent.excavations import excavation_reflect, excavation_start, excavation_step
 from agent.integrity import sign
 from agent.reflections import reflection_create
-from agent.schemas import (
-    AgentActRequest,
-    AgentActResponse,
-    ExcavationBody,
-    ExcavationRequest,
-    ExcavationResponse,
-    Reflection,
-    ReflectionRequest,
-    V2ReflectionRequest,
-)
+from agent.schemas import JournalEntry
 from agent.services import agent_act, rate_guard
 from legacymind.api.parsers import JSONParser
-from legacymind.api.schema import ErrorOut
-from legacymind.errors import ServiceError, envelope
-
-M = TypeVar("M")
-
-
-class AgentActBody(RootModel[AgentActRequest]):
-    """Either an init request (journal entry) or a continue request (signed state + answer)."""
-
-
-class ExcavationBodyDoc(RootModel[ExcavationBody]):
-    """Either an init request (journal entry) or a step (signed state, reply, probe id)."""
-
-
-_ACT_REQUEST: TypeAdapter[AgentActRequest] = TypeAdapter(AgentActRequest)
-
-
-class AgentErrorOut(ErrorOut):
-    """The project's error envelope, plus the data some agent errors carry for the client."""
-
-    expected = serializers.CharField(
-        required=False, help_text="answer_mismatch: the id of the open question or probe."
-    )
-    retry_after = serializers.IntegerField(
-        required=False, help_text="rate_limited: seconds to wait (also the Retry-After header)."
-    )
-    guardrail = serializers.CharField(
-        required=False, help_text="guardrail: the distress detector's level (risk)."
-    )
-    category = serializers.CharField(
-        required=False,
-        allow_null=True,
-        help_text="guardrail: the warning-sign category (never the matched words).",
-    )
-    crisis_resources = serializers.ListField(
-        child=serializers.DictField(child=serializers.CharField()),
-        required=False,
-        help_text="guardrail: crisis services to contact now (name, contact, region).",
-    )
+from legacymind.errors import envelope
 
 
 def _errors(descriptions: dict[int, str]) -> dict[int, OpenApiResponse]:
@@ -121,8 +79,8 @@ class AgentActView(AgentView):
 
     @extend_schema(
         operation_id="postAgentAct",
-        request=AgentActBody,
-        responses={200: AgentActResponse, **_errors(ERRORS)},
+        request=ACT_BODY,
+        responses={200: AgentActOut, **_errors(ERRORS)},
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
@@ -137,7 +95,7 @@ class AgentActView(AgentView):
         + " ".join(f"{k}: {v}" for k, v in ERRORS.items()),
         tags=["agent"],
     )
-    def post(self, request: Request) -> HttpResponse:
+    def post(self, request: Request) -> Response:
         client = client_id(request)
         rate_guard(client_id=client)
         response = agent_act(
@@ -146,7 +104,7 @@ class AgentActView(AgentView):
             client_id=client,
         )
         sign(response.state, client_id=client)
-        return _json(response)
+        return Response(AgentActOut(response).data)
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
@@ -184,56 +142,22 @@ def _envelope(status: int, detail: str) -> HttpResponse:
     return response
 
 
-def act_request(data: Any) -> AgentActRequest:
-    """A /v3/agent/act body (or the journal page's turn) as a typed request; a ServiceError
-    naming each invalid field otherwise."""
-    return _validated(_ACT_REQUEST.validate_python, data, tags=("init", "continue"))
-
-
-def _validated(validate: Callable[[Any], M], data: Any, *, tags: tuple[str, ...] = ()) -> M:
-    try:
-        return validate(data)
-    except ValidationError as exc:
-        fields = pydantic_fields(exc, tags=tags)
-        first = next(iter(fields.items()))
-        raise ServiceError(f"Invalid input. {first[0]}: {first[1][0]}", fields=fields) from exc
-
-
-def pydantic_fields(exc: ValidationError, *, tags: tuple[str, ...] = ()) -> dict[str, list[str]]:
-    """Field path → messages. ``tags``: the discriminator values pydantic puts first in the
-    location of a tagged union's errors; dropped so paths name fields of the request body."""
-    fields: dict[str, list[str]] = {}
-    for err in exc.errors():
-        loc = list(err["loc"])
-        if loc and loc[0] in tags:
-            loc = loc[1:]
-        key = ".".join(str(p) for p in loc)
-        if not key:
-            key = "mode" if err["type"].startswith("union_tag") else "non_field_errors"
-        fields.setdefault(key, []).append(err["msg"])
-    return fields
-
-
-def _json(model: BaseModel) -> HttpResponse:
-    return HttpResponse(model.model_dump_json(), content_type="application/json")
-
-
 class ReflectionView(AgentView):
     """v1: one-shot Reflection from a journal entry."""
 
     @extend_schema(
-        request=ReflectionRequest,
+        request=ReflectionInput,
         responses={
-            200: Reflection,
+            200: ReflectionOut,
             **_errors({422: "guardrail: the entry suggests a risk of harm.", **RATE}),
         },
         tags=["agent"],
         operation_id="postReflection",
     )
-    def post(self, request: Request) -> HttpResponse:
+    def post(self, request: Request) -> Response:
         rate_guard(client_id=client_id(request))
-        body = _validated(ReflectionRequest.model_validate, request.data)
-        return _json(reflection_create(entry=body.journal_entry))
+        entry = validated(ReflectionInput(data=request.data)).params()
+        return Response(ReflectionOut(reflection_create(entry=entry)).data)
 
 
 class ExcavationView(AgentView):
@@ -241,9 +165,9 @@ class ExcavationView(AgentView):
     state, the reply and the id of the probe being answered."""
 
     @extend_schema(
-        request=ExcavationBodyDoc,
+        request=EXCAVATION_BODY,
         responses={
-            200: ExcavationResponse,
+            200: ExcavationOut,
             **_errors(
                 {
                     409: "integrity_mismatch or state_complete.",
@@ -258,58 +182,31 @@ class ExcavationView(AgentView):
         tags=["agent"],
         operation_id="postExcavation",
     )
-    def post(self, request: Request) -> HttpResponse:
-        rate_guard(client_id=client_id(request))
-        body = _validated(ExcavationRequest.model_validate, request.data)
-        if body.mode == "init":
-            if body.journal_entry is None:
-                raise ServiceError(
-                    "journal_entry is required for mode=init.",
-                    fields={"journal_entry": ["This field is required for mode=init."]},
-                )
-            return _json(excavation_start(entry=body.journal_entry, client_id=client_id(request)))
-        state, reply, probe_id = body.state, body.user_reply, body.expected_probe_id
-        if state is None or reply is None or probe_id is None:
-            missing = [
-                name
-                for name, value in (
-                    ("state", state),
-                    ("user_reply", reply),
-                    ("expected_probe_id", probe_id),
-                )
-                if value is None
-            ]
-            raise ServiceError(
-                f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} required for "
-                "mode=step.",
-                fields={name: ["This field is required for mode=step."] for name in missing},
-            )
-        return _json(
-            excavation_step(
-                state=state,
-                user_reply=reply,
-                expected_probe_id=probe_id,
-                client_id=client_id(request),
-            )
-        )
+    def post(self, request: Request) -> Response:
+        client = client_id(request)
+        rate_guard(client_id=client)
+        turn = excavation_request(request.data)
+        if isinstance(turn, JournalEntry):
+            response = excavation_start(entry=turn, client_id=client)
+        else:
+            response = excavation_step(turn, client_id=client)
+        return Response(ExcavationOut(response).data)
 
 
 class V2ReflectionView(AgentView):
     """v2: a Reflection focused on the crux a completed excavation confirmed."""
 
     @extend_schema(
-        request=V2ReflectionRequest,
+        request=V2ReflectionInput,
         responses={
-            200: Reflection,
+            200: ReflectionOut,
             **_errors({409: "integrity_mismatch or excavation_incomplete.", **RATE}),
         },
         tags=["agent"],
         operation_id="postV2Reflection",
     )
-    def post(self, request: Request) -> HttpResponse:
-        rate_guard(client_id=client_id(request))
-        body = _validated(V2ReflectionRequest.model_validate, request.data)
-        result = completed_result(state=body.state, client_id=client_id(request))
-        return _json(
-            reflection_create(entry=body.state.journal_entry, focus=result.confirmed_crux.text)
-        )
+    def post(self, request: Request) -> Response:
+        client = client_id(request)
+        rate_guard(client_id=client)
+        state = validated(V2ReflectionInput(data=request.data)).params()
+        return Response(ReflectionOut(excavation_reflect(state, client_id=client)).data)
