@@ -111,7 +111,9 @@ class ContractFieldSchema(OpenApiSerializerFieldExtension):
                 name=name, type=ResolvedComponent.SCHEMA, object=name, schema=sub_schema
             )
             auto_schema.registry.register_on_missing(component)
-        return schema
+        # drf-spectacular adds a nullable field's null to a oneOf, beside the discriminated
+        # members: null goes beside the whole union instead.
+        return {"anyOf": [schema]} if self.target.allow_null else schema
 
 
 class WrittenTextSchema(OpenApiSerializerFieldExtension):
