@@ -50,6 +50,10 @@ threads = _whole("WEB_THREADS", 8, 1)
 timeout = _whole("WEB_TIMEOUT", 120, 1)
 # Idle keep-alive connections hold a thread's slot in the worker's poller, not the thread.
 keepalive = 5
+# gunicorn 27 opens a control socket (its management CLI) at one path per user by default, so a
+# second gunicorn on the machine (a benchmark's pair, a test beside `make run`) logged an error
+# and ran without one. Nothing here uses it; older gunicorns ignore the setting.
+control_socket_disable = True
 # "-" logs each request to stdout (the container's log); empty turns the access log off.
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-").strip() or None
 # gunicorn's default format logs the request line with its query string and the Referer, and

@@ -14,12 +14,12 @@ from mcpserver.registry import Call, Tool, register
 from thoughts.api.read import SearchOut, search_answer
 from thoughts.api.read_inputs import SearchInput
 from thoughts.api.think import ThinkView
-from thoughts.api.think_out import ThinkOut
+from thoughts.api.think_out import ThinkOut, think_render
 from thoughts.services import thought_think
 
 
 def think(call: Call) -> dict[str, Any]:
-    return dict(ThinkOut(thought_think(owner=call.user, params=call.form.params())).data)
+    return think_render(thought_think(owner=call.user, params=call.form.params()))
 
 
 def search(call: Call) -> dict[str, Any]:

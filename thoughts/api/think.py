@@ -15,7 +15,7 @@ from legacymind.api.inputs import Input
 from legacymind.api.patterns import NO_NUL, NOT_BLANK, any_case, numeric_text_or_number
 from legacymind.api.schema import error
 from legacymind.users import signed_in
-from thoughts.api.think_out import ThinkOut
+from thoughts.api.think_out import ThinkOut, think_render
 from thoughts.refs import THOUGHT_REF_PATTERN
 from thoughts.services import thought_think
 from thoughts.think.params import (
@@ -141,4 +141,4 @@ class ThinkView(APIView):
         data = self.ThinkInput(data=request.data)
         data.is_valid(raise_exception=True)
         result = thought_think(owner=signed_in(request), params=data.params())
-        return Response(ThinkOut(result).data, status=status.HTTP_201_CREATED)
+        return Response(think_render(result), status=status.HTTP_201_CREATED)
