@@ -8,6 +8,12 @@ JSON-RPC ``tools/call`` POST to /mcp (what the server adds), the SDK's client ov
 the SDK's client over stdio (what an agent sees). The figure is the p50 of each, and the p50
 of the per-round differences against REST.
 
+Wall-clock times swing with the machine's load (other processes take the two CPUs in turn),
+so the run also measures, for the three ways that reach gunicorn, the CPU time its worker
+process spent on each request (all its threads' run time from ``/proc/<pid>/task/*/schedstat``,
+read before and after the request): what the server itself spends, load or not. PostgreSQL's
+work is not in it, and is the same query each way.
+
     python bench/mcp_round_trip.py [--rounds 300] [--entities 2000] [--write docs/benchmarks.md]
 """
 
@@ -92,7 +98,36 @@ def start_gunicorn() -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("gunicorn did not answer /healthz")
 
 
-async def measure(base: str, token: str, rounds: int) -> dict[str, list[float]]:
+def worker_pid(master: int) -> int:
+    """gunicorn's one worker process: the child of ``master``."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == master:
+                return int(entry)
+    raise SystemExit("gunicorn has no worker process")
+
+
+def cpu_ns(pid: int) -> int:
+    """The run time of all of ``pid``'s threads so far, in nanoseconds."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            total += int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[0])
+        except (OSError, ValueError):
+            continue  # a thread that ended meanwhile
+    return total
+
+
+SERVED = ("rest", "mcp_http_raw", "mcp_http_sdk")  # the ways whose requests gunicorn serves
+
+
+async def measure(
+    base: str, token: str, rounds: int, worker: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     import httpx
 
     auth = {"Authorization": f"Bearer {token}"}
@@ -134,18 +169,23 @@ async def measure(base: str, token: str, rounds: int) -> dict[str, list[float]]:
             "mcp_stdio_sdk": sdk_stdio,
         }  # fmt: skip
         times: dict[str, list[float]] = {name: [] for name in ways}
+        cpu: dict[str, list[float]] = {name: [] for name in SERVED}
         names = list(ways)
         for i in range(-20, rounds):  # 20 warm-up rounds, not counted
             order = names[i % 4 :] + names[: i % 4]
             for name in order:
+                used = cpu_ns(worker)
                 start = time.perf_counter()
                 await ways[name](i)
+                elapsed = (time.perf_counter() - start) * 1000
                 if i >= 0:
-                    times[name].append((time.perf_counter() - start) * 1000)
-        return times
+                    times[name].append(elapsed)
+                    if name in cpu:
+                        cpu[name].append((cpu_ns(worker) - used) / 1e6)
+        return times, cpu
 
 
-def report(times: dict[str, list[float]], entities: int) -> list[str]:
+def report(times: dict[str, list[float]], cpu: dict[str, list[float]], entities: int) -> list[str]:
     rest = times["rest"]
     lines = [
         "## MCP round trip: `legacymind_search` over MCP against REST (`bench/mcp_round_trip.py`)",
@@ -162,6 +202,24 @@ def report(times: dict[str, list[float]], entities: int) -> list[str]:
         lines.append(
             f"| {name} | {percentile(values, 50):.2f} | {percentile(values, 95):.2f} | {delta} |"
         )
+    lines += [
+        "",
+        "The gunicorn worker's CPU time per request (all its threads), ms:",
+        "",
+        "| way | p50 | p95 | p50 of (way - REST) per round |",
+        "|---|---|---|---|",
+    ]
+    for name, values in cpu.items():
+        diffs = [v - r for v, r in zip(values, cpu["rest"], strict=True)]
+        delta = "-" if name == "rest" else f"{percentile(diffs, 50):+.2f}"
+        lines.append(
+            f"| {name} | {percentile(values, 50):.2f} | {percentile(values, 95):.2f} | {delta} |"
+        )
+    load = os.getloadavg()
+    lines += [
+        "",
+        f"Load average at the end of the run: {load[0]:.1f} (1 min), {load[1]:.1f} (5 min).",
+    ]
     return lines
 
 
@@ -176,11 +234,11 @@ def main() -> None:
     seed(options.entities)
     server, base = start_gunicorn()
     try:
-        times = asyncio.run(measure(base, token, options.rounds))
+        times, cpu = asyncio.run(measure(base, token, options.rounds, worker_pid(server.pid)))
     finally:
         server.terminate()
         server.wait(timeout=30)
-    lines = report(times, options.entities)
+    lines = report(times, cpu, options.entities)
     print("\n".join(lines))
     if options.write:
         when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
