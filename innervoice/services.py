@@ -9,36 +9,34 @@ only in this request's memory and in the prompt sent to the chat provider.
 from __future__ import annotations
 
 import logging
-import os
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from agent.safety import NONE, Assessment, assess
 from innervoice import compose
+from innervoice.answer import Composed, answer_compose
+from innervoice.ask_threads import ThreadPlan, thread_for_write, thread_plan, thread_summarize
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.retrieval import Selection, snippets_select
-from innervoice.selectors import thread_get, thread_history, thread_open_latest
+from innervoice.selectors import thread_history
 from kg.services import extraction_status
 from legacymind.celery import Publication
-from legacymind.errors import Conflict, NotFound
+from legacymind.errors import NotFound
 from legacymind.providers import chat
 from legacymind.providers.embeddings import EmbeddingProvider, get_provider
 from thoughts.models import Thought
 from thoughts.services import thought_create, thought_extract_on_commit
 
 logger = logging.getLogger("innervoice")
-SUMMARY_MAX = 4000
-_THREAD_LOCK = 7301  # advisory lock namespace: starting an owner's implicit thread
 
 
 @dataclass(frozen=True)
@@ -84,88 +82,6 @@ class AskResult:
     safety: Assessment = NONE
 
 
-@dataclass(frozen=True)
-class _ThreadPlan:
-    thread: DialogueThread | None  # continue this one
-    topic: str  # else start one with this topic
-    expired: DialogueThread | None = None  # and end this one (timed out)
-    implicit: bool = False  # no thread_id or new_thread: "the caller's open thread"
-
-
-def _timed_out(thread: DialogueThread) -> bool:
-    limit = timedelta(seconds=settings.INNER_VOICE_TIMEOUT)
-    return timezone.now() - thread.last_interaction >= limit
-
-
-def _thread_plan(*, owner: User, params: AskParams) -> _ThreadPlan:
-    if params.thread_id is not None:
-        thread = thread_get(user=owner, thread_id=params.thread_id)
-        if thread.status == DialogueThread.Status.CLOSED:
-            raise Conflict(
-                f"thread {thread.id} is closed; start a new one with new_thread",
-                fields={"thread_id": ["This thread is closed."]},
-            )
-        if _timed_out(thread):
-            _expire(thread)  # it ended when it timed out: the list shows it closed
-            raise Conflict(
-                f"thread {thread.id} ended after {settings.INNER_VOICE_TIMEOUT} s without "
-                "interaction; start a new one with new_thread",
-                fields={"thread_id": ["This thread timed out."]},
-            )
-        return _ThreadPlan(thread, "")
-    if params.new_thread is not None:
-        return _ThreadPlan(None, params.new_thread)
-    latest = thread_open_latest(user=owner)
-    if latest is None:
-        return _ThreadPlan(None, "", implicit=True)
-    if _timed_out(latest):
-        return _ThreadPlan(None, "", expired=latest, implicit=True)
-    return _ThreadPlan(latest, "", implicit=True)
-
-
-def _chat_environ() -> dict[str, str] | None:
-    """The chain's environment, with INNER_VOICE_MODEL as the CLI's model when set."""
-    if not settings.INNER_VOICE_MODEL:
-        return None
-    return {**os.environ, "IV_MODELS": settings.INNER_VOICE_MODEL}
-
-
-def _synthesise(prompt: str, selection: Selection) -> tuple[str, str, str]:
-    try:
-        result = chat.complete(
-            prompt,
-            system=compose.SYSTEM,
-            temperature=settings.INNER_VOICE_TEMP,
-            environ=_chat_environ(),
-        )
-    except chat.ChatError as exc:
-        logger.debug("inner_voice: no chat provider (%s); offline composer", type(exc).__name__)
-    else:
-        answer = compose.model_answer(result.text)
-        if answer:
-            return answer, result.provider, result.model
-        logger.debug("inner_voice: %s answered only citations; offline composer", result.provider)
-    text = compose.synthesis_offline(snippets=selection.snippets)
-    return text, compose.OFFLINE_PROVIDER, compose.OFFLINE_MODEL
-
-
-def _feedback(answer: str, selection: Selection, *, offline: bool, max_lines: int) -> str:
-    text = ""
-    if not offline:
-        try:
-            text = chat.complete(
-                compose.feedback_prompt(answer=answer),
-                temperature=compose.FEEDBACK_TEMPERATURE,
-                environ=_chat_environ(),
-            ).text
-        except chat.ChatError as exc:
-            logger.debug("inner_voice: feedback offline (%s)", type(exc).__name__)
-    text = compose.feedback_clean(text, max_lines)
-    return text or compose.lines_truncate(
-        compose.feedback_offline(snippets=selection.snippets), max_lines
-    )
-
-
 def _check_previous(*, owner: User, thought_id: uuid.UUID | None) -> None:
     if thought_id is None:
         return
@@ -175,72 +91,6 @@ def _check_previous(*, owner: User, thought_id: uuid.UUID | None) -> None:
             f"previous_thought_id {thought_id} is not one of your thoughts",
             fields={"previous_thought_id": ["No such thought of yours."]},
         )
-
-
-def thread_summarize(*, thread: DialogueThread, window: int) -> int:
-    """Fold the exchanges older than the last ``window`` into the thread's summary (one line per
-    exchange, the first sentence of its synthesis) and mark them summarized. Deterministic;
-    a private exchange is named, not quoted. Returns how many were folded."""
-    open_rows = list(
-        thread.exchanges.filter(summarized=False)
-        .select_related("synthesis_thought")
-        .order_by("position")
-    )
-    fold = open_rows[: max(0, len(open_rows) - window)]
-    if not fold:
-        return 0
-    lines = [thread.summary] if thread.summary else []
-    for row in fold:
-        synthesis = row.synthesis_thought
-        said = (
-            "(private exchange)"
-            if synthesis.is_private
-            else compose.summary_sentence(synthesis.content)
-        )
-        lines.append(f"#{row.position}: {said}")
-    summary = "\n".join(lines)
-    if len(summary) > SUMMARY_MAX:  # keep the most recent lines
-        summary = summary[-SUMMARY_MAX:].split("\n", 1)[-1]
-    thread.summary = summary
-    thread.save(update_fields=["summary"])
-    DialogueExchange.objects.filter(id__in=[row.id for row in fold]).update(summarized=True)
-    return len(fold)
-
-
-def _thread_for_write(*, owner: User, plan: _ThreadPlan) -> DialogueThread:
-    """Inside the transaction: the plan's thread, locked and still open, or a new one."""
-    if plan.thread is not None:
-        found = DialogueThread.objects.select_for_update().filter(pk=plan.thread.pk).first()
-        if found is None:  # its owner deleted it while the answer was being composed
-            raise NotFound(
-                f"thread {plan.thread.pk} was deleted; nothing was stored",
-                fields={"thread_id": ["This thread was deleted."]},
-            )
-        thread = found
-        if thread.status == DialogueThread.Status.CLOSED:
-            raise Conflict(
-                f"thread {thread.id} is closed", fields={"thread_id": ["This thread is closed."]}
-            )
-        return thread
-    if plan.expired is not None:
-        _expire(plan.expired)
-    if plan.implicit:
-        # Asks made at once without a thread must share the one the first of them starts: one
-        # at a time per owner from here, and a thread started meanwhile is taken up.
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_THREAD_LOCK, owner.pk])
-        latest = thread_open_latest(user=owner)
-        if latest is not None and not _timed_out(latest):
-            taken = DialogueThread.objects.select_for_update().filter(pk=latest.pk).first()
-            if taken is not None:  # else deleted since it was read: a new one starts
-                return taken
-    return DialogueThread.objects.create(owner=owner, topic=plan.topic)
-
-
-def _expire(thread: DialogueThread) -> None:
-    DialogueThread.objects.filter(pk=thread.pk, status=DialogueThread.Status.OPEN).update(
-        status=DialogueThread.Status.CLOSED, closed_at=timezone.now(), close_reason="timeout"
-    )
 
 
 def _extracted(*, publication: Publication | None, synth_id: Any) -> Extracted:
@@ -271,17 +121,6 @@ def inner_voice_ask(*, owner: User, params: AskParams) -> AskResult:
 
 
 @dataclass(frozen=True)
-class _Composed:
-    """What the model (or the offline composer) said: the synthesis and its follow-up."""
-
-    answer: str
-    provider: str
-    model: str
-    content: str  # the answer with its sources line: the synthesis thought's text
-    feedback: str | None
-
-
-@dataclass(frozen=True)
 class _Stored:
     thread: DialogueThread
     position: int
@@ -303,11 +142,11 @@ def _ask(*, owner: User, params: AskParams) -> AskResult:
     started = time.monotonic()
     safety = assess([params.query], where="inner_voice")
     _check_previous(owner=owner, thought_id=params.previous_thought_id)
-    plan = _thread_plan(owner=owner, params=params)
+    plan = thread_plan(owner=owner, params=params)
     provider = get_provider()
     selection = _retrieve(owner=owner, params=params, provider=provider)
     history, summary = _thread_context(plan=plan, params=params)
-    composed = _compose(params=params, selection=selection, history=history, summary=summary)
+    composed = answer_compose(params=params, selection=selection, history=history, summary=summary)
     # Private material in, private thoughts out: its words must not leak via a public thought.
     private = params.include_private and (selection.private or any(h.private for h in history))
     texts = (
@@ -356,7 +195,7 @@ def _retrieve(*, owner: User, params: AskParams, provider: EmbeddingProvider) ->
 
 
 def _thread_context(
-    *, plan: _ThreadPlan, params: AskParams
+    *, plan: ThreadPlan, params: AskParams
 ) -> tuple[list[compose.HistoryItem], str]:
     """The continued thread's recent exchanges and summary (none for a new thread)."""
     if plan.thread is None:
@@ -369,44 +208,20 @@ def _thread_context(
     return history, plan.thread.summary
 
 
-def _compose(
-    *,
-    params: AskParams,
-    selection: Selection,
-    history: list[compose.HistoryItem],
-    summary: str,
-) -> _Composed:
-    """The synthesis, then (when asked for) the follow-up question."""
-    prompt = compose.synthesis_prompt(
-        query=params.query, snippets=selection.snippets, history=history, summary=summary
-    )
-    answer, synth_provider, synth_model = _synthesise(prompt, selection)
-    feedback = None
-    if params.include_feedback:
-        feedback = _feedback(
-            answer,
-            selection,
-            offline=synth_provider == compose.OFFLINE_PROVIDER,
-            max_lines=params.feedback_max_lines,
-        )
-    content = f"{answer}\n\n{compose.sources_line(selection.sources_compact)}"
-    return _Composed(answer, synth_provider, synth_model, content, feedback)
-
-
 def _store(
     *,
     owner: User,
     params: AskParams,
-    plan: _ThreadPlan,
+    plan: ThreadPlan,
     selection: Selection,
-    composed: _Composed,
+    composed: Composed,
     embedding: _Embedding,
 ) -> _Stored:
     """The one transaction: the thread, the synthesis and feedback thoughts, the exchange, the
     thread's summary, and the synthesis' KG extraction (sent once it commits)."""
     publication: Publication | None = None
     with transaction.atomic():
-        thread = _thread_for_write(owner=owner, plan=plan)
+        thread = thread_for_write(owner=owner, plan=plan)
         synthesis = _thought_store(
             owner=owner,
             embedding=embedding,
@@ -487,7 +302,7 @@ def _exchange_record(
     return last + 1
 
 
-def _log(*, stored: _Stored, composed: _Composed, extracted: Extracted, started: float) -> None:
+def _log(*, stored: _Stored, composed: Composed, extracted: Extracted, started: float) -> None:
     logger.info(
         "inner_voice synth_id=%s feedback_id=%s provider=%s model=%s entities=%s edges=%s "
         "latency_ms=%d",

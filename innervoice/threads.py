@@ -1,5 +1,5 @@
 """What a thread's owner does to it besides asking: close it, delete it. Each locks the thread's
-row, as an ask writing to it does (``innervoice.services._thread_for_write``)."""
+row, as an ask writing to it does (``innervoice.ask_threads.thread_for_write``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def thread_delete(*, thread: DialogueThread) -> None:
     the owner's thoughts, listed and searched like any other (``DELETE /api/v1/thoughts/{id}/``
     takes one away)."""
     with transaction.atomic():
-        # An ask writing to the thread holds this lock (``_thread_for_write``): it commits
+        # An ask writing to the thread holds this lock (``thread_for_write``): it commits
         # first and its exchange goes too, or it waits and finds the thread gone.
         _locked(thread).delete()
 

@@ -4,117 +4,29 @@
 The search runs on the KG's HNSW indexes, entities and observations in one round trip, with
 the SQL compiled once per shape and the viewer's id bound as a parameter. The privacy rule is
 ``visibility.visible_q``, compiled into that SQL: another user's private memories never reach
-Python. What a crowded index left out (``_searchable``) is searched again.
+Python. What a crowded index left out (``_searchable``) is searched again. The SQL is
+``nearest_sql``'s, the hits ``hits``'.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import CharField, F, FloatField, Func, QuerySet, Value
-from django.db.models.functions import Cast, Coalesce
+from django.db import connection
+from django.db.models import F, QuerySet
 
-from kg.models import Entity, Observation
+from kg.selectors.hits import KINDS, MemoryHit, Nearest, hit_from_row
+from kg.selectors.nearest_sql import run_search
 from kg.selectors.visibility import visible_q
 from legacymind.providers.embeddings import get_provider
 from legacymind.users import Viewer, viewer_id
-from legacymind.vectors.search import (
-    VectorQuery,
-    binding_cursor,
-    nearest_or_exact,
-    nearest_queryset,
-    pgvector_version,
-    placeholder,
-)
+from legacymind.vectors.search import nearest_or_exact, pgvector_version
 
 logger = logging.getLogger("kg.nearest")
-
-KINDS: dict[str, type[Entity] | type[Observation]] = {"entity": Entity, "observation": Observation}
-REF_PREFIX = {"entity": "kge", "observation": "kgo"}
-# What a hit needs, read in the search query itself: the index scan visits each row's heap
-# tuple anyway, and a second query to load the hits cost ~3 ms a think at 100k entities.
-_COLUMNS = (
-    "kind", "id", "similarity", "name", "label", "description", "significance", "access_count",
-    "last_used", "created", "source_thought_id", "source_thought__is_private",
-    "source_thought__owner_id",
-)  # fmt: skip
-# Compiled into the SQL where the viewer's id goes, and replaced by it at each search: one
-# compiled query serves every user. No user has a negative id.
-_VIEWER_SLOT = -987_654_321
-
-
-@dataclass(frozen=True)
-class MemoryHit:
-    """One entity or observation near the query, as the search read it."""
-
-    kind: str  # entity | observation
-    id: int
-    similarity: float
-    name: str
-    label: str  # entity_type for entities, description for observations
-    description: str
-    significance: float
-    access_count: int
-    used: float  # epoch seconds of the last use, or of the creation when never used
-    created: float  # epoch seconds
-    source_thought_id: Any
-    source_private: bool | None
-    source_owner_id: int | None
-
-    @property
-    def ref(self) -> str:
-        return f"{REF_PREFIX[self.kind]}:{self.id}"
-
-    @property
-    def entity_type(self) -> str | None:
-        return self.label if self.kind == "entity" else None
-
-    @property
-    def text(self) -> str:
-        """What the row embeds as ("name (type)" or "name - description"), an entity's
-        description after it."""
-        if self.kind == "entity":
-            text = Entity.text_of(self.name, self.label)
-            return f"{text} {self.description}" if self.description else text
-        return Observation.text_of(self.name, self.description)
-
-    @property
-    def last_used(self) -> datetime:
-        return datetime.fromtimestamp(self.used, UTC)
-
-    @property
-    def created_at(self) -> datetime:
-        return datetime.fromtimestamp(self.created, UTC)
-
-    @property
-    def private(self) -> bool:
-        """Drawn from a private thought (which, being visible, is the viewer's own)."""
-        return bool(self.source_private)
-
-    def source_for(self, viewer: Viewer) -> Any:
-        """The thought this was drawn from, named to that thought's owner only: to anyone else
-        the id names a thought they cannot open, and says that it exists."""
-        owner = viewer_id(viewer)
-        return (
-            self.source_thought_id if owner is not None and owner == self.source_owner_id else None
-        )
-
-
-@dataclass
-class Nearest:
-    hits: list[MemoryHit]
-    # Ids of KG rows without a vector, by kind, when the search was asked to probe for them.
-    unembedded: dict[str, list[int]]
-
 
 FIRST_STEP = 40  # pgvector's default hnsw.ef_search: the first search needs no SET
 GROWTH = 4
@@ -202,29 +114,10 @@ def _subset(
             )
             .defer("embedding")
         )
-        hits += [_from_row(kind, row) for row in nearest_or_exact(rows, list(vector), model, k)]
+        hits += [hit_from_row(kind, row) for row in nearest_or_exact(rows, list(vector), model, k)]
     hits = [hit for hit in hits if hit.similarity >= bar]
     hits.sort(key=lambda hit: -hit.similarity)
     return hits
-
-
-def _from_row(kind: str, row: Any) -> MemoryHit:
-    used = row.last_accessed or row.created_at
-    return MemoryHit(
-        kind=kind,
-        id=row.pk,
-        similarity=float(row.similarity),
-        name=row.name,
-        label=row.entity_type if kind == "entity" else row.description,
-        description=row.description,
-        significance=row.significance,
-        access_count=row.access_count,
-        used=used.timestamp(),
-        created=row.created_at.timestamp(),
-        source_thought_id=row.source_thought_id,
-        source_private=row.source_private,
-        source_owner_id=row.source_owner,
-    )
 
 
 def _to_widen(
@@ -248,89 +141,6 @@ def _to_widen(
     ]
 
 
-class EpochSeconds(Func):
-    """A timestamp as seconds since the epoch (float8). Django's timestamptz loader parses text
-    in Python (~86 parses a think, ~0.5 ms on 2 slow CPUs); a float loads in C."""
-
-    template = "EXTRACT(EPOCH FROM %(expressions)s)::float8"
-    output_field = FloatField()
-
-
-@contextmanager
-def ef_search(k: int, *, iterative: bool = False) -> Iterator[None]:
-    """hnsw.ef_search for the queries inside: the index returns at most ef_search rows, so k
-    neighbours need ef_search >= k (pgvector caps it at 1000). ``THINK_INJECT_EF_SEARCH`` raises
-    the floor for more recall; 0 means the connection's own ``HNSW_EF_SEARCH``. When that is
-    the value wanted, nothing is set (a SET LOCAL costs a transaction: three round trips).
-    ``iterative`` also turns on pgvector's iterative scan (>= 0.8): the index goes on past the
-    entries the query drops (a crowded index, ``_searchable``)."""
-    floor = settings.THINK_INJECT_EF_SEARCH or settings.HNSW_EF_SEARCH
-    ef = min(max(k, floor), 1000)
-    if ef == settings.HNSW_EF_SEARCH and not iterative:  # every connection starts with it
-        yield
-        return
-    with transaction.atomic(), connection.cursor() as cursor:
-        if iterative:  # one round trip for both
-            cursor.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true), "
-                "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                [str(ef)],
-            )
-        else:  # pgvector 0.7 has no iterative_scan to set
-            cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef)])
-        yield
-
-
-UNEMBEDDED = "unembedded:"  # kind prefix of the probe's rows: KG rows without a vector
-
-
-def _probe_sql(kinds: Sequence[str], limit: int) -> tuple[str, list[Any]]:
-    """Up to ``limit`` ids per kind of KG rows without a vector, shaped like search rows (the
-    other columns NULL, typed by the union), to ride along with the search's round trip."""
-    parts = [
-        f"(SELECT '{UNEMBEDDED}{kind}', id, {', '.join(['NULL'] * (len(_COLUMNS) - 2))} "
-        f"FROM {KINDS[kind]._meta.db_table} WHERE embedding_dim IS NULL LIMIT %s)"
-        for kind in kinds
-    ]
-    return " UNION ALL ".join(parts), [limit] * len(parts)
-
-
-@lru_cache(maxsize=128)
-def _search_sql(
-    kinds: tuple[str, ...], dim: int, k: int, model: str, probe: int, scoped: bool
-) -> tuple[VectorQuery, frozenset[int]]:
-    """The search, compiled once per shape with a placeholder vector (and, ``scoped``, a
-    placeholder viewer): building and compiling the ORM union on every search made it ~13 ms
-    instead of ~7 at 100k entities; from one think to the next only the vector and the viewer
-    change. ``probe`` > 0 adds up to that many ids of unembedded rows per kind (``_probe_sql``).
-    Returns the query and the positions of the viewer's id among its parameters."""
-    parts = []
-    for kind in kinds:
-        table: QuerySet[Any] = KINDS[kind].objects.filter(
-            visible_q(_VIEWER_SLOT if scoped else None)
-        )
-        label = F("entity_type") if kind == "entity" else F("description")
-        parts.append(
-            nearest_queryset(table, placeholder(dim), k, model=model)
-            .annotate(
-                kind=Value(kind, output_field=CharField()),
-                label=Cast(label, CharField()),
-                last_used=EpochSeconds(Coalesce("last_accessed", "created_at")),
-                created=EpochSeconds(F("created_at")),
-            )
-            .values_list(*_COLUMNS)
-        )
-    query = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
-    sql, params = query.query.sql_with_params()
-    if probe > 0:
-        extra, extra_params = _probe_sql(kinds, probe)
-        sql, params = f"({sql}) UNION ALL {extra}", (*params, *extra_params)
-    viewer = frozenset(i for i, p in enumerate(params) if p == _VIEWER_SLOT)
-    if scoped and not viewer:  # the ORM changed how it passes the id: never search as nobody
-        raise RuntimeError("the compiled search has no viewer parameter")
-    return VectorQuery.of(sql, params, dim), viewer
-
-
 def _search(
     kinds: Sequence[str],
     vector: Sequence[float],
@@ -342,7 +152,7 @@ def _search(
     """The k nearest rows of each kind, most similar first; how many rows of each kind the
     search could have returned, up to k; and (``probe`` > 0) the ids of up to ``probe`` rows of
     each kind without a vector, in one round trip while the index answers in full."""
-    found, unembedded = _run_search(kinds, vector, k, model, probe, owner)
+    found, unembedded = run_search(kinds, vector, k, model, probe, owner)
     live = {kind: k for kind in kinds}
     short = [kind for kind in kinds if len(found[kind]) < k]
     now = time.monotonic()
@@ -365,7 +175,7 @@ def _search(
                 [live[kind] for kind in crowded],
             )
             if _iterative_scans():
-                again, _ = _run_search(crowded, vector, k, model, 0, owner, iterative=True)
+                again, _ = run_search(crowded, vector, k, model, 0, owner, iterative=True)
                 found.update(again)
     return found, unembedded, live
 
@@ -388,35 +198,6 @@ def has_iterative_scans(version: str) -> bool:
     except ValueError:
         return False
     return (major, minor) >= (0, 8)
-
-
-def _run_search(
-    kinds: Sequence[str],
-    vector: Sequence[float],
-    k: int,
-    model: str,
-    probe: int,
-    owner: int | None,
-    *,
-    iterative: bool = False,
-) -> tuple[dict[str, list[MemoryHit]], dict[str, list[int]]]:
-    search, slots = _search_sql(tuple(kinds), len(vector), k, model, probe, owner is not None)
-    params = search.params(vector)
-    for slot in slots:
-        params[slot] = owner
-    found: dict[str, list[MemoryHit]] = {kind: [] for kind in kinds}
-    unembedded: dict[str, list[int]] = {kind: [] for kind in kinds}
-    with ef_search(k, iterative=iterative), binding_cursor(connection.alias) as cursor:
-        cursor.execute(search.sql, params)
-        for row in cursor.fetchall():
-            if row[0].startswith(UNEMBEDDED):
-                unembedded[row[0].removeprefix(UNEMBEDDED)].append(row[1])
-                continue
-            hit = MemoryHit(*row)
-            found[hit.kind].append(hit)
-    for hits in found.values():
-        hits.sort(key=lambda hit: -hit.similarity)
-    return found, unembedded
 
 
 # (kind, dimension, model, viewer) -> until when (monotonic) the kind is known to hold no searchable

@@ -9,8 +9,9 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
+from innervoice.ask_threads import thread_for_write, thread_plan
 from innervoice.models import DialogueExchange, DialogueThread
-from innervoice.services import AskParams, _thread_for_write, _thread_plan
+from innervoice.services import AskParams
 from tests.innervoice.conftest import FEEDBACK, SYNTH, ask, thought_at
 from tests.innervoice.factories import DialogueThreadFactory
 from thoughts.models import Thought
@@ -148,11 +149,11 @@ def test_exchanges_past_the_window_are_summarised(api, voice, settings):
 def test_asks_made_at_once_without_a_thread_share_the_one_the_first_starts(api, user, voice):
     """Two asks that both found no open thread (the second planned before the first stored its
     exchange) end in one thread, not two."""
-    planned_early = _thread_plan(owner=user, params=AskParams(query="q"))
+    planned_early = thread_plan(owner=user, params=AskParams(query="q"))
     assert planned_early.thread is None and planned_early.implicit
     first = ask(api, auto_extract_to_kg=False).json()["thread"]
     with transaction.atomic():
-        taken = _thread_for_write(owner=user, plan=planned_early)
+        taken = thread_for_write(owner=user, plan=planned_early)
     assert str(taken.id) == first["id"]
     assert DialogueThread.objects.count() == 1
 

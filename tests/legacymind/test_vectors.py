@@ -12,13 +12,8 @@ from django.db import DataError, connection
 from django.test.utils import CaptureQueriesContext
 
 from kg.models import Entity
-from legacymind.vectors.search import (
-    BinaryVector,
-    binding_cursor,
-    nearest,
-    nearest_queryset,
-    vector_literal,
-)
+from legacymind.vectors.binding import BinaryVector, binding_cursor, vector_literal
+from legacymind.vectors.search import nearest, nearest_queryset
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
