@@ -28,7 +28,7 @@ from agent.engine.compose import FRAMES
 from agent.errors import GuardrailTriggered
 from agent.integrity import sign
 from agent.reflections import reflection_create
-from agent.safety import Assessment, notice
+from agent.safety import CONCERN_FLAG, Assessment, notice
 from agent.schemas import MAX_ENTRY, MAX_REPLY, AgentActResponse, JournalEntry
 from agent.services import journal_turn, rate_guard
 from legacymind.errors import ServiceError, outage
@@ -103,8 +103,20 @@ def journal_act(request: HttpRequest) -> HttpResponse:
             "result": result,
             "belief": belief_chart(shown["state"]),
             "stopped": STOPPED.get(result.get("exit_reason", ""), ""),
+            "ask_to_go_on": _asks_to_go_on(shown, state),
         },
     )
+
+
+def _asks_to_go_on(shown: dict[str, Any], state: dict[str, Any] | str | None) -> bool:
+    """At a concern the resources come first and the writer chooses to go on, once: a concern
+    the answered state already carried (signed, so the service verified it) was shown on an
+    earlier turn and the writer went on from it, so later turns show the resources calmly
+    above the question without asking again. A risk stops the loop whatever came before."""
+    if (shown.get("safety") or {}).get("level") != "concern":
+        return False
+    earlier = state.get("exit_flags") if isinstance(state, dict) else None
+    return not (isinstance(earlier, dict) and earlier.get(CONCERN_FLAG))
 
 
 @never_cache

@@ -38,6 +38,25 @@ def chromium_present() -> None:
     require_browser()
 
 
+@pytest.fixture(scope="session")
+def distress_model_loaded() -> None:
+    """The distress detector's sentence model, loaded once per session before the first page
+    opens, as the server loads it at start-up: every journal turn reads the entry with it, and
+    loading it inside the first turn (torch, the weights) could outlast Playwright's 30 s on a
+    busy machine, so which test came first decided whether a test passed. The tests' hash
+    embeddings keep the local model in its own cache (``local_provider``), which this fills."""
+    from django.test import override_settings
+
+    from agent.safety import semantic
+    from legacymind.providers import embeddings
+
+    with override_settings(EMBEDDING_PROVIDER="hash", EMBEDDING_DIM=0):
+        embeddings._cached.cache_clear()
+        semantic.model()
+        semantic.read_texts(["The sentence model is read once, before the first page."])
+        embeddings._cached.cache_clear()
+
+
 @pytest.fixture
 def writer(transactional_db: None) -> Any:
     """The account the browser signs in with, made before Playwright starts: Django code run
@@ -49,7 +68,9 @@ def writer(transactional_db: None) -> Any:
 
 
 @pytest.fixture
-def page(live_server: Any, writer: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def page(
+    live_server: Any, writer: Any, monkeypatch: pytest.MonkeyPatch, distress_model_loaded: None
+) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API runs an event loop in this thread; fixtures touch the DB first.
