@@ -109,14 +109,22 @@ def detail(request: HttpRequest, thought_id: uuid.UUID) -> HttpResponse:
     thought = _own(request, thought_id)
     links = selectors.thought_links(user=request.user, thought=thought)
     chain = selectors.thought_chain(user=request.user, thought=thought, depth=CHAIN_DEPTH)
+    graph = chain_drawing(chain, links)
+    # A linked thought is named by its first words where the chain drew it, else by its id.
+    named = {node.key: node.label for node in graph.nodes if node.href}
     context = {
         "thought": thought,
         "mode_reason": selectors.mode_reason(thought),
         "links": links,
+        "link_rows": [
+            (name.removesuffix("_thought").replace("_", " "), link, named.get(str(link.id), ""))
+            for name, link in links.items()
+            if link is not None
+        ],
         "injected": selectors.injected_memories(user=request.user, thought=thought),
         "verification": thought.verification or None,
         "chain": chain,
-        "graph": chain_drawing(chain, links),
+        "graph": graph,
     }
     return render(request, "thoughts/detail.html", context)
 
@@ -187,11 +195,14 @@ def _place(
 ) -> None:
     thought = node.thought
     preview: str = getattr(thought, "preview", "") or ""
-    label = f"{thought.created_at:%b %d %H:%M} · {thought.mode or thought.origin or 'thought'}"
+    # The circle is named by the thought's first words (what one recognises in a chain); the
+    # tooltip and screen readers get its time, mode and a longer preview.
+    when = f"{thought.created_at:%b %d %H:%M} · {thought.mode or thought.origin or 'thought'}"
+    label = " ".join(preview.split()) or when
     classes = " ".join(c for c in ("focus" if node.is_focus else "", node.relation) if c)
     href = reverse("thought-page", args=[thought.pk])
     nodes.append(
-        Node(str(thought.pk), label, href, f"{label}: {preview[:120]}", classes, column, row[0])
+        Node(str(thought.pk), label, href, f"{when}: {preview[:120]}", classes, column, row[0])
     )
     children = [*node.successors, *node.revisions, *node.branches]
     for i, child in enumerate(children):

@@ -66,6 +66,10 @@ def test_think_then_find_filter_open_and_follow_the_chain(
 
     page.click(f"#row-{second} a.open-thought")
     page.wait_for_url(f"**/thoughts/{second}/")
+    # The previous thought is named by its words, in the facts and on its circle.
+    assert page.locator("#link-previous").inner_text().startswith("Plan: move billing")
+    node = page.locator(f'#chain-graph a[data-key="{first}"] text')
+    assert (node.text_content() or "").startswith("Plan: move")
     assert page.locator("#mode").inner_text().startswith("question")
     assert page.locator("#mode-reason").inner_text().strip()
     assert page.locator(f'#chain-graph a[data-key="{first}"]').count() == 1
@@ -197,4 +201,43 @@ def test_home_and_the_kg_search_pass_axe_fit_a_phone_and_have_a_dark_scheme(
         assert_accessible(page)
     page.click("#sign-out")
     page.goto(live_server.url + "/accounts/login/")
+    assert_accessible(page)
+
+
+@pytest.fixture
+def long_chain(writer: Any) -> list[Any]:
+    """Six thoughts, each following the one before (made before Playwright starts)."""
+    chain: list[Any] = []
+    for n in range(6):
+        chain.append(
+            ThoughtFactory(
+                owner=writer,
+                content=f"Step {n} of the long migration.",
+                chain_id="long",
+                previous_thought=chain[-1] if chain else None,
+            )
+        )
+    return chain
+
+
+def test_a_long_chain_keeps_readable_labels_on_a_phone_and_scrolls_in_its_frame(
+    page: Any, live_server: Any, long_chain: list[Any]
+) -> None:
+    """A graph is drawn at its natural size (never stretched to the column, never shrunk to
+    unreadable text): on a phone a long chain scrolls sideways inside its frame, which opens
+    on the thought itself, and the page does not widen."""
+    focus = long_chain[3]
+    sign_in_as(page, live_server, "writer", PASSWORD, f"/thoughts/{focus.pk}/")
+    natural = page.eval_on_selector("#chain-graph", "s => Number(s.getAttribute('width'))")
+    drawn = page.eval_on_selector("#chain-graph", "s => s.getBoundingClientRect().width")
+    assert natural > 375 and abs(drawn - natural) < 1, (natural, drawn)  # desktop: not stretched
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}/thoughts/{focus.pk}/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    assert abs(page.eval_on_selector("#chain-graph", "s => s.getBoundingClientRect().width")
+               - natural) < 1  # fmt: skip
+    frame = page.locator(".graph-wrap")
+    assert frame.evaluate("f => f.scrollWidth > f.clientWidth && f.scrollLeft > 0")
+    box, at = frame.bounding_box(), page.locator("#chain-graph .focus circle").bounding_box()
+    assert box["x"] <= at["x"] and at["x"] + at["width"] <= box["x"] + box["width"]
     assert_accessible(page)
