@@ -9,7 +9,7 @@ import re
 
 from kg.extraction.lexicon import DETERMINERS, FUNCTION_WORDS, PRONOUNS
 from kg.extraction.names import clean, known_type, name_like
-from kg.extraction.nouns import common_noun
+from kg.extraction.nouns import common_noun, english_word, plain_word
 from kg.extraction.phrases import (
     AUX_WORDS,
     Sentence,
@@ -82,8 +82,14 @@ def log_topic(text: str) -> str | None:
     words = match.group("topic").split()
     definite = bool(words) and words[0].lower() in ("the", "my", "our")
     words = words[1:] if definite else words
-    if not words or len(words) > 4 or not (definite or any(name_like(w) for w in words)):
-        return None
+    coined = (
+        len(words) == 1
+        and words[0].isalpha()
+        and not english_word(words[0].lower())
+        and not plain_word(words[0].lower())
+    )
+    if not words or len(words) > 4 or not (definite or coined or any(name_like(w) for w in words)):
+        return None  # "day 4 on ferrywatch" names a project; "day 4 on purpose" does not
     surface = " ".join(words)
     name = clean(surface)
     if name is None or name.lower() != surface.lower():
@@ -249,3 +255,22 @@ def release_platform(text: str) -> str | None:
     heading = _RELEASE_HEADING.match(text)
     platform = heading.group("platform") if heading else None
     return platform if platform and known_type(platform) == "technology" else None
+
+
+_REQUIREMENTS_HEADING = re.compile(
+    r"\s*#{1,6}\s*(?:requirements|dependencies|prerequisites|requires)\b", re.IGNORECASE
+)
+_BULLET = re.compile(r"[ \t]*[-*+]\s+")
+
+
+def required_items(text: str) -> set[int]:
+    """Where each list item under a "Requirements", "Dependencies" or "Prerequisites" heading
+    starts (its first word)."""
+    found: set[int] = set()
+    under = False
+    for line in re.finditer(r"[^\n]+", text):
+        if re.match(r"\s*#{1,6}\s", line.group()):
+            under = _REQUIREMENTS_HEADING.match(line.group()) is not None
+        elif under and (item := _BULLET.match(line.group())):
+            found.add(line.start() + item.end())
+    return found

@@ -5,6 +5,8 @@ mon-2"), the head noun, and the context a person's name stands in."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
 
 from kg.extraction.lexicon import HEAD_TYPES
 from kg.extraction.names import FILE_NAME as _FILE_NAME
@@ -13,13 +15,48 @@ from kg.extraction.phrases import is_technical
 
 
 def looks_like_person(name: str) -> bool:
-    """ "Gabriel", "Noor", "Tomás", "Ana Lima": one or two plain capitalised words."""
+    """ "Gabriel", "Noor", "Tomás", "Ana Lima", "Jae-won": one or two plain capitalised words."""
     parts = name.split()
     return (
         1 <= len(parts) <= 2
-        and all(p.isalpha() and p[:1].isupper() and p[1:].islower() for p in parts)
+        and all(_plain_capitalised(p) for p in parts)
         and name.lower().split()[-1] not in HEAD_TYPES
     )
+
+
+def _plain_capitalised(word: str) -> bool:
+    head, _, tail = word.partition("-")
+    return (
+        head.isalpha()
+        and head[:1].isupper()
+        and head[1:].islower()
+        and (not tail or (tail.isalpha() and tail.islower()))
+    )
+
+
+_GIVEN_NAMES = Path(__file__).resolve().parent / "data" / "given_names.txt"
+
+
+@lru_cache(maxsize=1)
+def _given_names() -> frozenset[str]:
+    lines = _GIVEN_NAMES.read_text(encoding="utf-8").splitlines()
+    return frozenset(
+        name.strip() for line in lines if not line.startswith("#") for name in line.split(",")
+    ) - {""}
+
+
+def given_name(name: str) -> bool:
+    """ "Renata", "Hanne Lindqvist": a person's name by its first word, from a list of given names
+    (``data/given_names.txt``), when the gazetteer does not know the name as a product."""
+    return (
+        looks_like_person(name)
+        and name.split()[0].lower() in _given_names()
+        and known_type(name) is None
+    )
+
+
+# "the search team at Cobblestone", "Leaving Brightwave after six years": a company.
+_ORG_CUE = r"(?:\b(?:[Aa]t|[Jj]oined|[Ll]eaving|[Ll]eft|[Ww]orked for)\s+{0}\b(?!['\u2019]s))"
 
 
 PERSON_CUE = (
@@ -71,12 +108,23 @@ def context_type(name: str, text: str) -> str | None:
     return None
 
 
+def _versioned(name: str) -> str | None:
+    """ "PostgreSQL 16", "Unity 2022 LTS", "Kafka Streams": the type of a known name before a
+    version or a capitalised word; not before a lower-case noun, which names a part of it
+    ("Airflow scheduler", "Loki compactor")."""
+    words = name.split()
+    if len(words) < 2:
+        return None
+    tail = words[-1]
+    if tail.islower() and tail.isalpha():
+        return None
+    return known_type(" ".join(words[:-1]))
+
+
 def resolve_type(name: str, hinted: str | None, text: str) -> str:
     """Type of a kept name: the gazetteer, then what the relations said (person, team), then a
     file's spelling, the head noun, and the context a person's name stands in."""
-    known = known_type(name)
-    if known is None and len(name.split()) > 1:
-        known = known_type(" ".join(name.split()[:-1]))  # "PostgreSQL 16", "Unity 2022"
+    known = known_type(name) or _versioned(name)
     if known is not None:
         return known
     if _FILE_NAME.fullmatch(name):
@@ -92,6 +140,10 @@ def resolve_type(name: str, hinted: str | None, text: str) -> str:
         return hinted
     if looks_like_person(name) and re.search(PERSON_CUE.format(re.escape(name)), text):
         return "person"
+    if given_name(name):
+        return "person"
+    if name[:1].isupper() and re.search(_ORG_CUE.format(re.escape(name)), text):
+        return "organization"
     return _type_of(name)
 
 
@@ -99,7 +151,7 @@ def _type_of(name: str) -> str:
     if (known := known_type(name)) is not None:
         return known
     words = name.lower().split()
-    if len(words) > 1 and (known := known_type(" ".join(name.split()[:-1]))) is not None:
+    if (known := _versioned(name)) is not None:
         return known  # "PostgreSQL 16", "Kubernetes 1.29"
     head = words[-1] if words else ""
     if head in HEAD_TYPES:

@@ -1,9 +1,18 @@
 """Well-known technical names and their types, written from general knowledge (not from any
 passage of the evaluation sets). A name here is recognised in any case ("pandas", "nginx") when
 it is unambiguous in lower case, and typed by the table; other names are typed by head noun and
-context (see ``entity_types._type_of``)."""
+context (see ``entity_types._type_of``).
+
+Two sources: the short table below, and the larger list in ``data/technologies.txt`` (about 7,000
+names by type, some of which also occur in the tuning sets A-E). A name of that list written in
+plain English words ("Crystal", "Vector Search") is typed only when written with a capital
+(``CAPITALISED_TYPES``), so that "a crystal" stays an English noun."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+_DATA = Path(__file__).resolve().parent / "data" / "technologies.txt"
 
 
 def _table(rows: dict[str, str]) -> dict[str, str]:
@@ -115,6 +124,47 @@ for _kind, _names in {
 }.items():
     for _name in _names.split(","):
         KNOWN_TYPES[_name] = _kind
+# Where the guidelines' types say otherwise than the table above: hosted offerings are services,
+# monitoring and data-quality applications tools, importable packages libraries.
+KNOWN_TYPES.update(
+    {
+        "consul": "tool", "mimir": "tool", "victoriametrics": "tool", "bitrise": "service",
+        "buildkite": "service", "pagerduty": "service", "weights & biases": "service",
+        "great expectations": "tool", "great_expectations": "tool", "lightgbm": "library",
+        "xgboost": "library", "dask": "technology", "electron": "technology",
+        "calico": "technology", "cilium": "technology", "gunicorn": "technology",
+        "uvicorn": "technology", "mkdocs-material": "library", "opentelemetry collector": "tool",
+    }
+)  # fmt: skip
+
+
+def _listed(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """``data/technologies.txt``: (names typed in any case, names typed only when capitalised)."""
+    anywhere: dict[str, str] = {}
+    capitalised: dict[str, str] = {}
+    kind = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            kind = line[1:-1]
+            continue
+        for raw in line.split(","):
+            name = raw.strip().lower()
+            if name.startswith("~"):
+                capitalised.setdefault(name[1:], kind)
+            elif name:
+                anywhere.setdefault(name, kind)
+    return anywhere, capitalised
+
+
+_ANYWHERE, CAPITALISED_TYPES = _listed(_DATA)
+for _name, _kind in _ANYWHERE.items():
+    KNOWN_TYPES.setdefault(_name, _kind)
+for _name in list(CAPITALISED_TYPES):
+    if _name in KNOWN_TYPES:
+        del CAPITALISED_TYPES[_name]  # the short table decides ("vector", "flower")
 # LoRA the radio and LoRA the fine-tuning method share a spelling; context decides elsewhere.
 KNOWN_TYPES["lora"] = "technology"
 

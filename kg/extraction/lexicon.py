@@ -185,6 +185,16 @@ def _aux_phrases(aux: str) -> list[VerbPattern]:
     patterns.append(VerbPattern((aux, "built", "on"), "built_on"))
     patterns.append(VerbPattern((aux, "built", "with"), "built_with"))
     patterns.append(VerbPattern((aux, "hosted", "on"), "runs_on"))
+    # "Lanternfish is written in Zig", "results are kept in TimescaleDB": the passive of a verb
+    # whose subject keeps the role it has in the active ("X writes itself in Y" is no reading).
+    for past, particle, rel in (
+        ("written", "in", "built_with"), ("implemented", "in", "built_with"),
+        ("stored", "in", "stores_in"), ("kept", "in", "stores_in"), ("cached", "in", "stores_in"),
+        ("persisted", "in", "stores_in"), ("served", "from", "runs_on"), ("run", "on", "runs_on"),
+        ("trained", "on", "trained_on"), ("synced", "with", "integrates_with"),
+        ("served", "by", "runs_on"), ("deployed", "with", "uses"),
+    ):  # fmt: skip
+        patterns.append(VerbPattern((aux, past, particle), rel))
     patterns.append(VerbPattern((aux, "deployed", "to"), "deploys_to"))
     patterns.append(VerbPattern((aux, "deployed", "on"), "runs_on"))
     patterns.append(VerbPattern((aux, "replaced", "by"), "replaced_by"))
@@ -329,7 +339,7 @@ NOT_NAMES = {
 HEAD_TYPES = {
     "team": "team", "squad": "team", "group": "team", "department": "team", "org": "team",
     "service": "service", "services": "service", "api": "service", "endpoint": "service",
-    "server": "service", "backend": "service", "frontend": "component", "gateway": "service",
+    "server": "service", "backend": "component", "frontend": "component", "gateway": "service",
     "worker": "component", "workers": "component", "module": "component",
     "modules": "component", "renderer": "component", "helper": "component",
     "parser": "component", "job": "component", "jobs": "component", "indexer": "component",

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from kg.extraction.gazetteer import AMBIGUOUS_LOWER, KNOWN_TYPES
+from kg.extraction.gazetteer import AMBIGUOUS_LOWER, CAPITALISED_TYPES, KNOWN_TYPES
+from kg.extraction.lexicon import DETERMINERS
 from kg.extraction.nouns import english_word
 from kg.extraction.scoring import GENERIC_NOUNS, is_fragment
 
@@ -25,6 +26,13 @@ KIND_NOUNS = {
     "queue", "queues", "bucket", "buckets", "target", "version",
     "minis", "mini", "dashboard", "code", "config", "port",
     "bindings", "wrapper", "tables", "schema", "runtime", "codebase", "account",
+}  # fmt: skip
+# Nouns that after a name say only which of its things is meant ("the Kafka topic", "a Redis
+# subchart", "EXIF data"): dropped like kind nouns, but not themselves kinds of a technology.
+_TRAILING_NOUNS = KIND_NOUNS | {
+    "topic", "table", "subchart", "repository", "realm", "namespace", "chip", "chips", "sample",
+    "samples", "dictionary", "dictionaries", "notifications", "endpoints", "profiles", "capacity",
+    "supercomputer", "supercomputers", "data", "model", "gateway", "tests", "account",
 }  # fmt: skip
 # Kind nouns that never make a component of their own: "my home assistant instance".
 _INSTANCE_NOUNS = {"instance", "instances", "install", "installation", "container", "containers"}
@@ -54,6 +62,7 @@ GENERIC_ACRONYMS = {
     "ssd", "hdd", "url", "urls", "id", "ids", "faq", "eta", "mvp", "poc", "sla", "slo",
     "slos", "kpi", "rfc", "adr", "wip", "lgtm", "tbd", "asap", "utc", "am", "pm", "a.m",
     "p.m", "ok", "vat", "eu", "us", "uk", "lts", "p8", "rpc", "http/json", "json api",
+    "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib",
     "ml", "ai", "etl", "http", "https", "ttl", "ssh", "tcp", "udp", "ip", "sql query", "cdn", "iot", "pcb", "oom", "tl;dr", "imo", "afaik", "btw", "io",
 }  # fmt: skip
 _ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")
@@ -69,7 +78,12 @@ _QUANTITY = re.compile(r"\d[\d,.]*(?:[a-zA-Z%]{0,3}|-\w+)")
 
 
 def known_type(name: str) -> str | None:
-    return KNOWN_TYPES.get(name.lower())
+    """The gazetteer's type; a name in plain English words only when written with a capital."""
+    low = name.lower()
+    found = KNOWN_TYPES.get(low)
+    if found is None and name != low:
+        found = CAPITALISED_TYPES.get(low)
+    return found
 
 
 def known_lower(word: str) -> bool:
@@ -117,7 +131,14 @@ def refused(name: str) -> bool:
         return True
     if len(words) == 1 and re.fullmatch(r"[a-z]+(?:ed|ing)", low) and not known_lower(low):
         return _verb_form(low)  # "flashed", "caching"; not "tinyfeed"
+    if words[0] in _UNITS or low in DETERMINERS:
+        return True  # "TB Zarr" (a size before a name), "The"
+    if len(words) == 2 and words[1].isdigit() and known_type(name.split()[0]) is None:
+        return _generic(words[0]) or english_word(words[0])  # "version 5", "Table 2", "API 34"
     return len(name) > 60
+
+
+_UNITS = {"kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib"}
 
 
 def _verb_form(low: str) -> bool:
@@ -145,7 +166,13 @@ def _without_kind_noun(words: list[str]) -> list[str]:
     if len(words) > 1 and words[-1].lower() in _INSTANCE_NOUNS and not _generic(words[-2]):
         words = words[:-1]
     # A kind noun after a technology: "Svelte app", "SQS queue", "MySQL database".
-    while len(words) > 1 and words[-1].lower() in KIND_NOUNS and name_like(words[-2]):
+    # Only a noun written as a common noun: "Proxmox Backup Server" is a product's own name.
+    while (
+        len(words) > 1
+        and words[-1].lower() in _TRAILING_NOUNS
+        and not words[-1].istitle()
+        and name_like(words[-2])
+    ):
         modifier = " ".join(words[:-1])
         if (
             not any(c.isupper() for c in modifier)

@@ -22,12 +22,25 @@ _PLURAL_KINDS = (
     r"|databases|containers|plugins|microservices|daemons|packages|crates"
 )
 _DATA = Path(__file__).resolve().parent / "data" / "common_nouns.txt"
+_OTHER = Path(__file__).resolve().parent / "data" / "other_words.txt"
 
 
 @lru_cache(maxsize=1)
 def _nouns() -> frozenset[str]:
     lines = _DATA.read_text(encoding="utf-8").splitlines()
     return frozenset(w for w in lines if w and not w.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def _other_words() -> frozenset[str]:
+    lines = _OTHER.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for w in lines if w and not w.startswith("#"))
+
+
+def plain_word(name: str) -> bool:
+    """One lower-case English word of any other kind ("almost", "fine", "evaluated"), from the
+    same lexicon (``data/other_words.txt``), that the gazetteer does not know as a name."""
+    return name.isalpha() and name.islower() and name in _other_words() and name not in KNOWN_TYPES
 
 
 def common_noun(name: str) -> bool:

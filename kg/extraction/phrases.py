@@ -215,6 +215,8 @@ class Sentence:
             for k in range(end, min(end + _GAP + 1, len(toks))):
                 if toks[k].low == pattern.particle:
                     return pattern, end, k
+                if k == end == i + 1 == 1 and toks[k].low == "it":
+                    continue  # "Deployed it to Fly.io": a log's verb and its unnamed project
                 if toks[k].low in _GAP_STOPS or not (
                     name_word(toks[k]) or determiner(toks[k]) or toks[k].text.isalpha()
                 ):

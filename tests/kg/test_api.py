@@ -45,7 +45,7 @@ def test_extract_never_tells_whether_a_name_is_already_known(api, other_user):
     # rejected by a moderator; "Analytics team" waits as a candidate. The answer reads exactly
     # as for names nobody has seen, and nothing is staged twice.
     private = Thought.objects.create(owner=other_user, content="x", is_private=True)
-    Entity.objects.create(name="Looker", entity_type="technology", source_thought=private)
+    Entity.objects.create(name="Looker", entity_type="service", source_thought=private)
     api.post(EXTRACT, {"text": "The Analytics team meets."}, format="json")
     Blocklist.objects.create(kind=Blocklist.Kind.ENTITY, item="dbt")
     before = EntityCandidate.objects.count()

@@ -1,0 +1,166 @@
+"""The last pass: every raw phrase through ``names.clean``, refusals a moderator would make, an
+owner's edge for a possessive, and the edges whose ends survived."""
+
+from __future__ import annotations
+
+import re
+
+from kg.extraction.entity_types import PERSON_CUE as _PERSON_CUE
+from kg.extraction.entity_types import looks_like_person as _looks_like_person
+from kg.extraction.gazetteer import CAPITALISED_TYPES
+from kg.extraction.judge import (
+    bare,
+    common_phrase,
+    identifier,
+    possessive,
+    strong,
+    title_noun,
+)
+from kg.extraction.names import KIND_NOUNS, clean, known_type
+from kg.extraction.nouns import common_noun, marked_as_name, plain_word
+from kg.extraction.state import (
+    DOMAIN,
+    Cleaned,
+)
+
+
+def clean_name(
+    done: Cleaned,
+    key: str,
+    surface: str,
+    types: dict[str, str],
+    relational: set[str],
+    evidence: dict[tuple[str, str], str],
+    explicit: set[str],
+    text: str,
+) -> None:
+    """One raw phrase into ``done``: its clean name and hinted type, and its owner's edge when
+    it is written as a possessive."""
+    owner, thing = possessive(surface)
+    cleaned = _cleaned(key, surface, thing, relational, explicit, text)
+    done.mapping[key] = cleaned.lower() if cleaned else None
+    if cleaned is None:
+        return
+    done.final.setdefault(cleaned.lower(), cleaned)
+    if key in types and cleaned.lower() == key:
+        done.types.setdefault(cleaned.lower(), types[key])
+    if owner and (owned := clean(owner)) is not None and not bare(owned):
+        _owner_edge(done, key, owned, cleaned, evidence, text)
+
+
+def _cleaned(
+    key: str, surface: str, thing: str, relational: set[str], explicit: set[str], text: str
+) -> str | None:
+    """The clean name of a phrase, or ``None`` when it is refused: a fragment, a name outside
+    any relation that does not look like one, or an identifier from code."""
+    cleaned = clean(thing)
+    if cleaned is None and key in explicit and len(surface) > 1:
+        cleaned = surface  # "web -> api -> db": the writer drew these as nodes
+    if cleaned is not None and key not in relational and not strong(cleaned):
+        cleaned = None
+    if cleaned is not None and key not in relational and title_noun(cleaned):
+        cleaned = None  # "click Save", "Improved Performance": English words in Title Case
+    if cleaned is not None and key not in explicit and identifier(cleaned, text):
+        cleaned = None  # "sync_tasks", "max_connections", "$EDITOR": code, not a thing
+    if (
+        cleaned is not None
+        and key not in explicit
+        and common_noun(cleaned)
+        and not marked_as_name(cleaned, text)
+    ):
+        cleaned = None  # "retries", "payments": a moderator would reject an English noun alone
+    if cleaned is not None and key not in explicit and _plain(cleaned, text):
+        cleaned = None  # "needed almost no changes", "the dashboard": no name at all
+    if cleaned is not None and key not in explicit and _described(cleaned, surface, text):
+        cleaned = None  # "long-term storage", "the private subnets": a description, no part
+    if cleaned is not None and key not in explicit and only_in_commands(cleaned, text):
+        cleaned = None  # "`dbt run`", "`--json`", "`public/`": a command line or a path
+    if cleaned is not None and DOMAIN.fullmatch(cleaned) and known_type(cleaned) is None:
+        cleaned = None  # "example.com", "status.acme.org": an address, not a thing
+    if cleaned is not None and re.search(r"(?:\]\(|://)" + re.escape(cleaned), text):
+        cleaned = None  # a link's target: "[badge](https://img.shields.io/...)"
+    return cleaned
+
+
+def _owner_edge(
+    done: Cleaned,
+    key: str,
+    owned: str,
+    cleaned: str,
+    evidence: dict[tuple[str, str], str],
+    text: str,
+) -> None:
+    """ "Quillstack's search service": the owner is a name too; a person owns the thing, anything
+    else has it as a part. The edge's evidence is the sentence of any edge of the phrase."""
+    done.final.setdefault(owned.lower(), owned)
+    person = _looks_like_person(owned) and re.search(_PERSON_CUE.format(re.escape(owned)), text)
+    rel = "owns" if person else "part_of"
+    pair = (owned.lower(), cleaned.lower()) if rel == "owns" else (cleaned.lower(), owned.lower())
+    if pair[0] != pair[1]:
+        done.extra[pair] = rel
+        done.extra_evidence[pair] = next((v for (a, b), v in evidence.items() if key in (a, b)), "")
+
+
+def kept_edges(
+    done: Cleaned,
+    edges: dict[tuple[str, str], str],
+    evidence: dict[tuple[str, str], str],
+    kept: set[str],
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+    """The edges between kept names, by their clean ends (the relations' first, then the
+    possessives'), and each one's evidence sentence."""
+    out: dict[tuple[str, str], str] = {}
+    said: dict[tuple[str, str], str] = {}
+    for (s, t), rel in edges.items():
+        ms, mt = done.mapping.get(s), done.mapping.get(t)
+        if ms and mt and ms != mt and ms in kept and mt in kept:
+            out.setdefault((ms, mt), rel)
+            said.setdefault((ms, mt), evidence.get((s, t), ""))
+    for pair, rel in done.extra.items():
+        if pair[0] in kept and pair[1] in kept:
+            out.setdefault(pair, rel)
+            said.setdefault(pair, done.extra_evidence.get(pair, ""))
+    return out, said
+
+
+def _plain(name: str, text: str) -> bool:
+    """A lone lower-case word that names nothing: an English word that is no noun ("almost",
+    "fine") or a bare kind noun ("dashboard", "jobs"), unless the writer marked it as a name or
+    it is a product's name written in a lower-case log ("unbound"). Doer nouns ("indexer",
+    "exporter") are left to the rules of the project's parts."""
+    if " " in name or not name.islower() or known_type(name) is not None:
+        return False
+    if name in CAPITALISED_TYPES:
+        return False  # "from dnsmasq to unbound": a product written in a lower-case log
+    kind = name in KIND_NOUNS and not name.endswith(("er", "or"))
+    return (plain_word(name) or kind) and not marked_as_name(name, text)
+
+
+def _described(name: str, surface: str, text: str) -> bool:
+    """Several English words with no head that names a part, never written as a definite thing
+    ("the data catalog" is one): "garbage masks", "ferry crossings", "Spell checking" (a capital
+    only from the sentence's start)."""
+    if " " not in name or not name[1:].islower() or marked_as_name(name, text):
+        return False
+    definite = rf"\b(?i:the|our|its|my|their|his|her|this)\s+{re.escape(name)}\b|['\u2019]s\s+{re.escape(name)}\b"
+    return common_phrase(name) and re.search(definite, text) is None
+
+
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+
+
+def only_in_commands(name: str, text: str) -> bool:
+    """Every mention of ``name`` is inside backticks that hold more than the name: a command line
+    ("`dbt run`"), a flag ("`--json`") or a path ("`public/`"), which the guidelines exclude."""
+    if "`" not in text:
+        return False
+    word = re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w])", re.IGNORECASE)
+    spans = [(m.start(1), m.end(1)) for m in _BACKTICKED.finditer(text)]
+    found = list(word.finditer(text))
+    if not found or not spans:
+        return False
+    for m in found:
+        inside = next((s for s in spans if s[0] <= m.start() and m.end() <= s[1]), None)
+        if inside is None or text[inside[0] : inside[1]].strip().lower() == name.lower():
+            return False
+    return True

@@ -1,0 +1,351 @@
+"""Relation shapes beside the verb scan: "from X to Y" migrations, "X is a Rails app", a name
+apposed to a kind noun, "called X", a requirements list, "the minimum is now X", "instead of X",
+and a protocol "over" which a relation runs."""
+
+from __future__ import annotations
+
+import re
+
+from kg.extraction.clauses import (
+    minimum_requirement,
+)
+from kg.extraction.entity_types import resolve_type as _type
+from kg.extraction.judge import (
+    apposed_name,
+    bare,
+    common_phrase,
+    known_tech,
+    migratable,
+    owned_part,
+    replaceable,
+    strong,
+)
+from kg.extraction.lexicon import (
+    HEAD_TYPES,
+)
+from kg.extraction.names import KIND_NOUNS, clean, known_type
+from kg.extraction.phrases import (
+    AUX_WORDS,
+    Sentence,
+)
+from kg.extraction.state import (
+    MIGRATION_VERBS,
+    ExtractorBase,
+    Scan,
+    State,
+)
+
+
+class ShapeRules(ExtractorBase):
+    def _carrier(
+        self,
+        sent: Sentence,
+        i: int,
+        scan: Scan,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "posts readings to Home Assistant over MQTT", "calls it over gRPC": the protocol
+        or format named after "over" is one the relation's subject uses."""
+        toks = sent.toks
+        if i + 1 >= len(toks) or toks[i].low != "over":
+            return
+        span = sent.phrase_after(i + 1)
+        found = clean(sent.span(*span)) if span is not None else None
+        if span is None or found is None or known_type(found) != "technology":
+            return
+        key = self._name(sent, span, names)
+        for subject in scan.subjects:
+            if subject:
+                self._edge(edges, subject, key, "uses")
+                state.evidence.setdefault((subject, key), state.sentence)
+
+    def _copula(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "Checkout is a Rails app, which ...", "It's a Laravel app": the name before "is a" is
+        what "which" and "it" refer to, and a known framework or language before a kind noun is
+        what it is built with."""
+        toks = sent.toks
+        for k in range(len(toks) - 1):
+            if (
+                k
+                and toks[k].low in ("is", "are")
+                and toks[k + 1].low not in ("a", "an", "not", "no")
+            ):
+                self._made_of(sent, k, names, edges, state)
+                continue
+            if toks[k].low not in ("is", "'s", "are", "it's") or toks[k + 1].low not in ("a", "an"):
+                continue
+            before = sent.phrase_before(k) if k else None
+            if toks[k].low == "it's" and (state.last_subject or state.topic):
+                subject = state.last_subject or state.topic or ""  # "It's a Laravel app"
+            elif before is not None and before[1] == k:
+                subject = self._name(sent, before, names)
+                if owned_part(sent, before):
+                    state.owned.add(subject)
+                if clean(names[subject]) is None:
+                    return
+            elif (
+                k > 0 and toks[k - 1].low in ("it", "it's") and (state.last_subject or state.topic)
+            ):
+                subject = state.last_subject or state.topic or ""
+            else:
+                return
+            if state.topic is None and strong(names.get(subject, "")):
+                state.topic = subject
+            if state.topic and (bare(names.get(subject, subject)) or subject in state.owned):
+                subject = state.topic  # "The frontend is a small Svelte app": the project's
+            state.last_object = subject
+            span = sent.phrase_after(k + 2)
+            if span is None:
+                return
+            words = sent.span(*span).split()
+            head_kind = words[-1].lower() in KIND_NOUNS or words[-1].lower() in HEAD_TYPES
+            tech = known_tech(words)
+            if head_kind and tech is not None:
+                key = tech.lower()
+                names.setdefault(key, tech)
+                self._edge(edges, subject, key, "built_with")
+                state.evidence.setdefault((subject, key), state.sentence)
+            return
+
+    def _apposed(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "Our Rails monolith, Larder, talks to ...", "my budgeting tool, Coinjar": a name set
+        beside a kind noun after a known framework or language is built with it."""
+        toks = sent.toks
+        for c in range(1, len(toks) - 1):
+            if toks[c].text != ",":
+                continue
+            kind = sent.phrase_before(c)
+            named = sent.phrase_after(c + 1)
+            if kind is None or named is None or kind[1] != c or named[0] != c + 1:
+                continue
+            if named[1] < len(toks) and toks[named[1]].text not in (",", "."):
+                continue
+            words = sent.span(*kind).split()
+            tech = known_tech(words)
+            head = words[-1].lower()
+            surface = sent.span(*named)
+            if tech is None or not (head in KIND_NOUNS or head in HEAD_TYPES):
+                continue
+            if not apposed_name(surface) or clean(surface) is None:
+                continue
+            key = self._name(sent, named, names)
+            names.setdefault(tech.lower(), tech)
+            self._edge(edges, key, tech.lower(), "built_with")
+            state.evidence.setdefault((key, tech.lower()), state.sentence)
+
+    def _made_of(
+        self,
+        sent: Sentence,
+        k: int,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "The engine is Unity 2022 LTS", "everything else is NumPy and SciPy": a part of the
+        passage's project that *is* a known language, framework or engine means the project is
+        built with it. Only with a topic, and only when the subject is not itself a name."""
+        if state.topic is None:
+            return
+        toks = sent.toks
+        before = sent.phrase_before(k)
+        said = clean(sent.span(*before)) if before is not None else None
+        if said is not None and strong(said):
+            return  # "Redis is ...": a statement about a name, not about the project's parts
+        j = k + 1
+        found: list[str] = []
+        while j < len(toks):
+            span = sent.phrase_after(j)
+            if span is None:
+                break
+            surface = clean(sent.span(*span))
+            if surface is None or _type(surface, None, "") not in ("library", "technology"):
+                break
+            if known_type(surface) is None and known_type(surface.split()[0]) is None:
+                break
+            key = self._name(sent, span, names)
+            found.append(key)
+            j = span[1]
+            if j < len(toks) and toks[j].low in ("and", ",", "+"):
+                j += 1
+                continue
+            break
+        for key in found:
+            self._edge(edges, state.topic, key, "built_with")
+            state.evidence.setdefault((state.topic, key), state.sentence)
+
+    def _naming(
+        self,
+        sent: Sentence,
+        i: int,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> int:
+        """ "a small Rust crate called fathom-csv": "called" names, it does not call. The name
+        is what the passage is about; a known language or framework before the kind noun is
+        what it is built with."""
+        span = sent.phrase_after(i + 1)
+        if span is None:
+            return i + 1
+        named = self._name(sent, span, names)
+        if clean(names[named]) is None:
+            return span[1]
+        state.topic = state.topic or named
+        state.last_subject = state.last_object = named
+        before = sent.phrase_before(i)
+        if before is not None:
+            words = sent.span(*before).split()
+            tech = next((w for w in words[:-1] if known_type(w) in ("library", "technology")), None)
+            if tech is not None and words[-1].lower() in KIND_NOUNS | set(HEAD_TYPES):
+                key = tech.lower()
+                names.setdefault(key, tech)
+                self._edge(edges, named, key, "built_with")
+                state.evidence.setdefault((named, key), state.sentence)
+        return max(span[1], i + 1)
+
+    def _from_to(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "I moved the blog from Nikola to Hugo": a migration verb, then "from X to Y" with
+        both ends names (versions and metrics are refused as names, so ranges are not)."""
+        toks = sent.toks
+        verb = next((k for k, t in enumerate(toks) if t.low in MIGRATION_VERBS), None)
+        if verb is None:
+            return
+        for k in range(verb + 1, len(toks)):
+            if toks[k].low != "from" or (k == verb + 1):
+                continue
+            first = sent.phrase_after(k + 1)
+            if first is None or first[1] >= len(toks) or toks[first[1]].low != "to":
+                return
+            second = sent.phrase_after(first[1] + 1)
+            if second is None:
+                return
+            old, new = self._name(sent, first, names), self._name(sent, second, names)
+            if migratable(names[old]) and migratable(names[new]):
+                self._edge(edges, old, new, "replaced_by")
+                state.evidence.setdefault((old, new), state.sentence)
+            return
+
+    def _required(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "## Requirements" then "- Python 3.11 or newer": the item's leading name is what the
+        README's project depends on."""
+        span = sent.phrase_after(0)
+        if state.topic is None or span is None or span[0] != 0:
+            return
+        key = self._name(sent, span, names)
+        # Under that heading a bare lower-case word is a package ("libvips"), if no generic noun.
+        if clean(names[key]) is not None:
+            self._edge(edges, state.topic, key, "depends_on")
+            state.evidence.setdefault((state.topic, key), state.sentence)
+
+    def _minimum(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "The minimum is now Django 4.2": the passage's project depends on that version."""
+        found = minimum_requirement(sent.span(0, len(sent.toks)))
+        if state.topic is None or found is None or clean(found) is None:
+            return
+        key = found.lower()
+        names.setdefault(key, found)
+        self._edge(edges, state.topic, key, "depends_on")
+        state.evidence.setdefault((state.topic, key), state.sentence)
+
+    def _instead(
+        self,
+        sent: Sentence,
+        i: int,
+        new: str,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "... through Amazon SES instead of Mailgun", "rather than Postgres": old -> new."""
+        toks = sent.toks
+        j = i
+        while j < len(toks) and j - i < 4 and toks[j].low not in ("instead", "rather"):
+            if sent.verb_at(j) is not None:
+                return
+            j += 1
+        if j + 1 >= len(toks) or (toks[j].low, toks[j + 1].low) not in (
+            ("instead", "of"),
+            ("rather", "than"),
+        ):
+            return
+        j += 2
+        # "instead of going through Celery", "rather than using cron": the gerund and its
+        # preposition stand between the phrase and the name it replaces.
+        if j < len(toks) and toks[j].low.endswith("ing") and toks[j].text.islower():
+            j += 1
+            if j < len(toks) and toks[j].low in ("through", "via", "with", "on", "to"):
+                j += 1
+        span = sent.phrase_after(j)
+        if span is None:
+            return
+        old = self._name(sent, span, names)
+        if replaceable(names[old]) and replaceable(names[new]):
+            self._edge(edges, old, new, "replaced_by")
+            state.evidence.setdefault((old, new), state.sentence)
+
+    def _passive_tool(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "Thumbnails are generated by Imagick", "reads are aligned with BWA", "fonts are parsed
+        with ttf-parser": a passive of a verb no pattern knows, whose subject is common words,
+        says which named tool the passage's project uses for that work."""
+        toks = sent.toks
+        if state.topic is None:
+            return
+        for a in range(1, len(toks) - 3):
+            verb, prep = toks[a + 1], toks[a + 2]
+            if (
+                toks[a].low not in AUX_WORDS
+                or not re.fullmatch(r"[a-z]+(?:ed|en)|built|made|done|run|kept|sent", verb.text)
+                or prep.low not in ("by", "with", "using", "via", "through")
+                or sent.verb_at(a) is not None
+                or sent.verb_at(a + 1) is not None
+            ):
+                continue
+            subject = sent.phrase_before(a)
+            said = sent.span(*subject) if subject is not None else ""
+            if subject is None or not (common_phrase(said) or bare(said)):
+                continue
+            span = sent.phrase_after(a + 3)
+            found = clean(sent.span(*span)) if span is not None else None
+            if span is None or found is None or not strong(found):
+                continue
+            key = self._name(sent, span, names)
+            self._edge(edges, state.topic, key, "uses")
+            state.evidence.setdefault((state.topic, key), state.sentence)
