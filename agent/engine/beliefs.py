@@ -3,9 +3,10 @@ never trusts client-sent probabilities) and embedding-based merging."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
@@ -23,16 +24,35 @@ SIMILARITY_WEIGHT = 3.0  # how much entry↔crux cosine counts next to one match
 # Four seeds: three (one triad question) asked fewer questions but missed the crux more often.
 
 
-@lru_cache(maxsize=4096)
-def _embed_one(model: str, text: str) -> bytes:
-    return get_provider().embed([text])[0].astype(np.float32).tobytes()
+_MEMO: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_MEMO_SIZE = 4096
+_MEMO_LOCK = threading.Lock()
 
 
 def embed(texts: Sequence[str]) -> np.ndarray:
     """Rows for ``texts`` from the configured provider, memoised per (model, text): crux
-    statements repeat across turns and requests."""
+    statements repeat across turns and requests. The texts not seen yet go to the provider in one
+    batch (one call per text made a turn's new texts cost a model pass each)."""
     provider = get_provider()
-    rows = [np.frombuffer(_embed_one(provider.model, t), dtype=np.float32) for t in texts]
+    keys = [(provider.model, t) for t in texts]
+    with _MEMO_LOCK:
+        missing = list(dict.fromkeys(k for k in keys if k not in _MEMO))
+    if missing:
+        vectors = provider.embed([t for _, t in missing]).astype(np.float32)
+        with _MEMO_LOCK:
+            for key, row in zip(missing, vectors, strict=True):
+                _MEMO[key] = row
+                _MEMO.move_to_end(key)
+            while len(_MEMO) > _MEMO_SIZE:
+                _MEMO.popitem(last=False)
+    with _MEMO_LOCK:
+        found = [_MEMO.get(k) for k in keys]
+        for key in keys:
+            if key in _MEMO:
+                _MEMO.move_to_end(key)  # least recently used goes first
+    rows = [r for r in found if r is not None]
+    if len(rows) < len(keys):  # evicted meanwhile by a burst of other texts
+        return provider.embed(list(texts)).astype(np.float32)
     return np.vstack(rows) if rows else np.zeros((0, provider.dim), dtype=np.float32)
 
 

@@ -196,13 +196,17 @@ def rank_spans(
     ``rivals`` is accepted for callers that know the live hypotheses, and not used yet)."""
     from agent.engine.beliefs import embed
 
-    spans = [s for s in candidate_spans(entry) if s not in avoid] or candidate_spans(entry)
-    if not spans:
+    every = candidate_spans(entry)
+    keep = [i for i, s in enumerate(every) if s not in avoid] or list(range(len(every)))
+    if not keep:
         return []
+    spans = [every[i] for i in keep]
     own = BY_KEY[archetype].crux if archetype in BY_KEY else archetype
     others = [a.crux for a in ARCHETYPES if a.key != archetype]
     statements = embed([own, *others])
-    span_vectors = _embed_spans(tuple(spans))
+    # All of the entry's spans in one batch, whatever is avoided: the same batch serves every
+    # archetype, option and crux of the entry (keyed by the avoided subset, it missed each time).
+    span_vectors = _embed_spans(tuple(every))[keep]
     score = span_vectors @ statements[0]
     if others:
         score = score - CONTRAST * (span_vectors @ statements[1:].T).mean(axis=1)

@@ -1,4 +1,4 @@
-"""bench/crux.py --fit-answers scores candidate answer-model settings with the engine's own
+"""bench/crux.py --fit-answers (bench/_crux_answers.py) scores candidate answer-model settings with the engine's own
 answer model: its log-likelihood of a writer's answers is what ``answer_table`` gives the
 writer's archetype, each answer conditioned on the earlier ones through their persona
 likelihoods (agent/engine/answers.py)."""
@@ -17,11 +17,8 @@ from agent.engine.archetypes import ARCHETYPES
 
 
 @pytest.fixture
-def crux_bench(monkeypatch: pytest.MonkeyPatch) -> Any:
-    # The bench sets these for a command-line run when they are missing; the tests' own stay.
-    monkeypatch.setenv("EMBEDDING_PROVIDER", "hash")
-    monkeypatch.setenv("DJANGO_DEBUG", "0")
-    return importlib.import_module("bench.crux")
+def crux_bench() -> Any:
+    return importlib.import_module("bench._crux_answers")
 
 
 def test_fit_likelihood_is_the_engines_answer_table(crux_bench: Any) -> None:

@@ -8,14 +8,17 @@ import re
 import pytest
 
 from agent.engine.archetypes import ARCHETYPES
+from agent.engine.beliefs import embed
 from agent.engine.compose import (
     FRAMES,
     OPTION_FRAMES,
     compose,
     invented_names,
     options,
+    rank_spans,
     second_person,
 )
+from legacymind.providers.embeddings import get_provider
 from tests.agent.conftest import BOUNDARIES_ENTRY, act, init
 
 pytestmark = pytest.mark.django_db
@@ -169,3 +172,21 @@ def test_options_shown_in_the_api_quote_the_entry(client):
     substantive = data["action"]["quick_options"][:-1]
     assert any(o.startswith(tuple(s + ": " for s in OPTION_FRAMES.values())) for o in substantive)
     assert all(invented_names(o, entry) == [] for o in substantive)
+
+
+def test_engine_embeddings_keep_order_and_repeats_and_match_the_provider():
+    texts = ["a new sentence about the shed", "Grandad's pipe", "a new sentence about the shed"]
+    rows = embed(texts)
+    assert rows.shape[0] == 3
+    assert (rows[0] == rows[2]).all()
+    fresh = get_provider().embed(texts[:2])
+    assert abs(rows[:2] - fresh).max() < 1e-5
+    # Known and new texts together: the known rows are the ones given before.
+    again = embed(["Grandad's pipe", "another sentence never seen"])
+    assert (again[0] == rows[1]).all() and again.shape[0] == 2
+
+
+def test_spans_ranked_with_some_avoided_are_ranked_as_without_them():
+    entry = ENTRIES["grief_loss"]
+    ranked = rank_spans(entry, "grief_loss")
+    assert rank_spans(entry, "grief_loss", avoid=ranked[:1]) == ranked[1:]
