@@ -2,8 +2,8 @@
 
 DRF's serializers drop a key they have no field for. A client that misspells a parameter
 (``injection_scal``, ``?sesion_id=``) then gets the default, or every row, and no word of it.
-Here such a key is a 400 naming it, with the closest name the endpoint does take, like the
-journaling agent's bodies (pydantic, ``extra="forbid"``) already answer.
+Here such a key is a 400 naming it, with the closest name the endpoint does take; every JSON
+endpoint's input serializer, the journaling agent's included, refuses unknown keys this way.
 """
 
 from __future__ import annotations
