@@ -86,7 +86,7 @@ def entity(request: HttpRequest, entity_id: int) -> HttpResponse:
         "entity": focus,
         "observations": observations,
         "edges": edges,
-        "sources": sorted(own, key=str),
+        "sources": _named_sources(own, focus, *observations, *edges),
         "depth": depth,
         "graph": neighbourhood_drawing(focus, nodes, around),
         "moderator": viewer.has_perm(MODERATE),
@@ -120,3 +120,15 @@ urlpatterns = [
     path("kg/", explore, name="kg-page"),
     path("kg/entities/<int:entity_id>/", entity, name="kg-entity-page"),
 ]
+
+
+def _named_sources(own: set[Any], *rows: Any) -> list[tuple[Any, str]]:
+    """The viewer's own source thoughts (``own``, from ``own_source_ids``) with their first
+    words, through the rows' own foreign keys: a thought is named only once it is known to be
+    the viewer's."""
+    named: dict[Any, str] = {}
+    for row in rows:
+        thought_id = getattr(row, "source_thought_id", None)
+        if thought_id in own and thought_id not in named:
+            named[thought_id] = " ".join(row.source_thought.content.split())
+    return sorted(named.items(), key=lambda item: str(item[0]))

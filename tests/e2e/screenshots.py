@@ -40,11 +40,50 @@ def demo(transactional_db: None) -> dict[str, str]:
     user.is_staff = True
     user.save()
     user.groups.add(Group.objects.get(name="KG moderators"))
-    busiest = Entity.objects.annotate(n=Count("edges_out") + Count("edges_in")).order_by("-n")[0]
+    from rest_framework.authtoken.models import Token
+
+    # The entity with the most to show: observations first, then connections.
+    busiest = Entity.objects.annotate(
+        o=Count("observations", distinct=True),
+        n=Count("edges_out", distinct=True) + Count("edges_in", distinct=True),
+    ).order_by("-o", "-n", "name")[0]
     return {
-        "thought": f"/thoughts/{demo_thought_id('checkout-3')}/",
+        "previous": str(demo_thought_id("checkout-3")),
         "entity": f"/kg/entities/{busiest.pk}/",
+        "token": Token.objects.create(user=user).key,
     }
+
+
+def _think(page: Any, live_server: Any, demo: dict[str, str]) -> str:
+    """A thought made through the API, as an agent makes one: the think pipeline injects the
+    KG's memories into it (the demo's own thoughts were stored without that step), so its page
+    shows memories with their receipts as well as its place in the chain."""
+    response = page.request.post(
+        live_server.url + "/api/v1/think",
+        headers={"Authorization": f"Token {demo['token']}"},
+        data={
+            "content": "Next: cap the session payload the serializer writes to the session "
+            "store, then measure the cart-service checkout latency again.",
+            "chain_id": "demo-chain-checkout",
+            "session_id": "demo-session-1",
+            "previous_thought_id": demo["previous"],
+            "tags": ["debug"],
+        },
+    )
+    assert response.status == 201, response.text()
+    thought_id = str(response.json()["delegated_result"]["thought_id"])
+    return f"/thoughts/{thought_id.removeprefix('thoughts:')}/"
+
+
+def _ask_inner_voice(page: Any, live_server: Any) -> str:
+    """One exchange with the inner voice (the offline composer: no chat model), so its pages
+    and the home page show a thread rather than their empty states."""
+    page.goto(live_server.url + "/inner-voice/")
+    page.fill("#query", "Why did checkout get slow after the deploy?")
+    page.fill("#topic", "checkout latency")
+    page.click("#ask")
+    page.wait_for_selector("#exchange-1")
+    return str(page.url.removeprefix(live_server.url))
 
 
 def _journal_question(page: Any) -> None:
@@ -145,18 +184,22 @@ def _reflect(page: Any) -> None:
 
 def test_screenshots(page: Any, live_server: Any, demo: dict[str, str]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
+    sign_in_as(page, live_server, "demo", PASSWORD, "/thoughts/")
+    thought = _think(page, live_server, demo)
+    thread = _ask_inner_voice(page, live_server)
     shots: list[tuple[str, str, Callable[[Any], None] | None]] = [
         ("home", "/", None),
         ("thoughts", "/thoughts/", None),
-        ("thought", demo["thought"], None),
+        ("thought", thought, None),
         ("kg", "/kg/", None),
         ("entity", demo["entity"] + "?depth=2", None),
         ("journal", "/journal/", _journal_question),
         ("journal-crux", "/journal/", _journal_crux),
         ("reflect", "/journal/", _reflect),
         ("inner-voice", "/inner-voice/", None),
+        ("inner-voice-thread", thread, None),
+        ("review-queue", "/admin/kg/entitycandidate/", None),
     ]
-    sign_in_as(page, live_server, "demo", PASSWORD, "/thoughts/")
     for name, path, then in shots:
         for width, (w, h) in WIDTHS.items():
             page.set_viewport_size({"width": w, "height": h})

@@ -52,6 +52,7 @@ def test_the_entity_page_draws_neighbours_as_links_and_names_own_sources_only(
     page = client.get(f"/kg/entities/{focus.pk}/").content.decode()
     assert f'href="/kg/entities/{near.pk}/"' in page and f'data-key="{far.pk}"' not in page
     assert f"/thoughts/{mine.pk}/" in page and str(theirs.pk) not in page
+    assert f">{mine.content}</a>" in page  # named by its words, not its id
     deeper = client.get(f"/kg/entities/{focus.pk}/", {"depth": "2"}).content.decode()
     assert f'data-key="{far.pk}"' in deeper
 
