@@ -129,7 +129,8 @@ def reembed_job_cancel(*, job_id: str) -> ReembedJob:
     nothing, for a job that has already ended."""
     job = reembed_job_status(job_id=job_id)
     if job.state in ENDED:
-        rows = f", {job.done} of {job.total} rows" if job.done is not None else ""
+        counted = job.done is not None and job.total is not None
+        rows = f", {job.done} of {job.total} rows" if counted else ""
         raise Conflict(
             f"Job {job_id!r} has already ended ({job.state}{rows}): there is nothing to "
             "cancel, and it is left as it was.",

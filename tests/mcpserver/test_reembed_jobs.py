@@ -293,6 +293,10 @@ def test_a_cancelled_queued_reembed_never_runs(live_server, user):
         assert cancel.structured_content["job"] == {
             "id": job_id, "state": "cancelled", "done": 0, "total": None, "error": None,
         }  # fmt: skip
+        again = _call(url, key, {"operation": "job_cancel", "job_id": job_id})
+        assert again.is_error and again.content[0].text.startswith(
+            f"Job '{job_id}' has already ended (cancelled): there is nothing to cancel"
+        )
         # Queued behind it: once this one is done, the worker has been through the first.
         after = _call(url, key, {"operation": "reembed", "background": True})
         with celery_worker(redis_url, EMBEDDING_DIM="0") as worker:
