@@ -153,6 +153,11 @@ def test_a_moderator_approves_then_opens_the_entity_and_clicks_a_neighbour(
     sign_in_as(page, live_server, "mod", "mod-password-1", "/kg/")
     assert page.locator("#kg-review-link").count() == 1
     assert_accessible(page)
+    page.goto(live_server.url + "/")  # the home page counts what waits, and links the queue
+    pending = page.locator("#pending-count")
+    assert "waiting for review" in pending.inner_text()
+    assert pending.get_attribute("href").startswith("/admin/kg/")
+    assert_accessible(page)
     page.goto(f"{live_server.url}/admin/kg/edgecandidate/{pending_edge}/review/")
     page.click("button[value=approve]")
     page.wait_for_url("**/admin/kg/edgecandidate/")
@@ -240,4 +245,26 @@ def test_a_long_chain_keeps_readable_labels_on_a_phone_and_scrolls_in_its_frame(
     assert frame.evaluate("f => f.scrollWidth > f.clientWidth && f.scrollLeft > 0")
     box, at = frame.bounding_box(), page.locator("#chain-graph .focus circle").bounding_box()
     assert box["x"] <= at["x"] and at["x"] + at["width"] <= box["x"] + box["width"]
+    assert_accessible(page)
+
+
+def test_a_new_user_sees_what_to_do_next_on_every_page(page: Any, live_server: Any) -> None:
+    """Nothing stored yet: each page says so and where to start, rather than showing an empty
+    list or a search over nothing, and passes axe."""
+    sign_in_as(page, live_server, "writer", PASSWORD, "/thoughts/")
+    assert "No thoughts yet" in page.locator("#no-thoughts").inner_text()
+    assert_accessible(page)
+    page.goto(live_server.url + "/")
+    recent = page.locator("#no-recent")
+    assert "journal" in recent.inner_text()
+    assert recent.locator("a[href='/journal/']").count() == 1
+    assert page.locator("#pending-count").count() == 0  # not a moderator
+    assert_accessible(page)
+    page.goto(live_server.url + "/kg/")
+    assert "moderator approves" in page.locator("#no-entities").inner_text()
+    assert page.locator("#kg-review-link").count() == 0
+    assert_accessible(page)
+    page.goto(live_server.url + "/inner-voice/")
+    assert page.locator("#search-form").count() == 0  # nothing to search yet
+    assert "ask something above" in page.locator("#no-threads").inner_text()
     assert_accessible(page)
