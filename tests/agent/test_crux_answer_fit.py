@@ -1,7 +1,7 @@
-"""bench/crux.py --fit-answers (bench/_crux_answers.py) scores candidate answer-model settings with the engine's own
-answer model: its log-likelihood of a writer's answers is what ``answer_table`` gives the
-writer's archetype, each answer conditioned on the earlier ones through their persona
-likelihoods (agent/engine/answers.py)."""
+"""bench/crux.py --fit-answers (bench/_crux_answers.py) scores candidate answer-model settings
+with the engine's own answer model: its log-likelihood of a writer's answers is what
+``answer_table`` gives the writer's archetype, each answer conditioned on the earlier ones
+through their persona likelihoods (agent/engine/answers.py)."""
 
 from __future__ import annotations
 
