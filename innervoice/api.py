@@ -12,7 +12,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agent.api.fields import ContractField
 from agent.safety import Assessment, notice
+from agent.schemas import SafetyNotice
 from innervoice import selectors
 from innervoice.models import DialogueExchange, DialogueThread
 from innervoice.services import AskParams, inner_voice_ask
@@ -125,30 +127,21 @@ class ThreadRefOut(serializers.Serializer[Any]):
     position = serializers.IntegerField(help_text="This exchange's position in the thread.")
 
 
-class CrisisResourceOut(serializers.Serializer[Any]):
-    name = serializers.CharField()
-    contact = serializers.CharField()
-    region = serializers.CharField()
+class SafetyOut(ContractField):
+    """The distress detector's reading of the question, as the notice a client shows: the same
+    ``SafetyNotice`` the journaling agent answers (level, category, message, resources; never the
+    words that were matched)."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "help_text",
+            "The distress detector's reading of the question: show the resources beside the "
+            "answer unless the level is none.",
+        )
+        super().__init__(SafetyNotice, **kwargs)
 
-class SafetyOut(serializers.Serializer[Any]):
-    # Renders the distress detector's assessment as the notice a client shows (never the words
-    # that were matched).
-
-    level = serializers.ChoiceField(
-        choices=["none", "concern", "risk"],
-        help_text="The distress detector's reading of the question: show the resources beside "
-        "the answer unless none.",
-    )
-    category = serializers.CharField(
-        allow_null=True, help_text="The warning-sign category; never the matched words."
-    )
-    message = serializers.CharField(allow_null=True)
-    crisis_resources = CrisisResourceOut(many=True)
-
-    def to_representation(self, instance: Any) -> dict[str, Any]:
-        shown = notice(instance) if isinstance(instance, Assessment) else instance
-        return super().to_representation(shown)  # type: ignore[no-any-return]
+    def to_representation(self, value: Any) -> Any:
+        return super().to_representation(notice(value) if isinstance(value, Assessment) else value)
 
 
 class InnerVoiceOut(serializers.Serializer[Any]):
