@@ -120,7 +120,8 @@ def someone_elses(transactional_db: None) -> str:
     from django.contrib.auth.models import User
 
     other = User.objects.create_user("other", password="other-password-1")
-    return str(ThoughtFactory(owner=other, content="Not yours to read.").pk)
+    thought: Any = ThoughtFactory(owner=other, content="Not yours to read.")
+    return str(thought.pk)
 
 
 def test_another_users_thought_is_a_404(
