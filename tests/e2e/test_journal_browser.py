@@ -220,6 +220,9 @@ def test_turns_swap_in_place_focus_the_new_question_and_back_returns_to_the_entr
     sign_in(page, live_server)
     start_entry(page, TWO_THEMES)  # a page load: the entry form is the entry Back returns to
     assert page.url == live_server.url + "/journal/act"
+    # The entry the questions quote can be read again beside them, folded away.
+    assert page.locator("#your-entry").get_attribute("open") is None
+    assert (page.locator("#your-entry p").text_content() or "").strip() == TWO_THEMES
     length = page.evaluate("history.length")
     page.evaluate("window.journalMarker = 'no page load since the first question'")
     charts, asked, focused = [], [], []
