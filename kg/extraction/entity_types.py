@@ -8,6 +8,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from kg.extraction.around import between
 from kg.extraction.lexicon import HEAD_TYPES
 from kg.extraction.names import FILE_NAME as _FILE_NAME
 from kg.extraction.names import known_type
@@ -56,18 +57,32 @@ def given_name(name: str) -> bool:
 
 
 # "the search team at Cobblestone", "Leaving Brightwave after six years": a company.
-_ORG_CUE = r"(?:\b(?:[Aa]t|[Jj]oined|[Ll]eaving|[Ll]eft|[Ww]orked for)\s+{0}\b(?!['\u2019]s))"
+_ORG_BEFORE = re.compile(r"\b(?:[Aa]t|[Jj]oined|[Ll]eaving|[Ll]eft|[Ww]orked for)\s+\Z")
+_ORG_AFTER = re.compile(r"\b(?!['\u2019]s)")
+_BOUNDARY = re.compile(r"\b")
 
-
-PERSON_CUE = (
-    r"(?:\b(?i:by|thanks(?: to)?|thanked|asked|ask|told|pinged|cc|merged|walked|paired with"
-    r"|handed (?:it )?to|escalations go to|owner is|maintainer is)\s+{0}\b"
-    r"|\b{0}(?:'s|\u2019s)?\s+(?:did|does|said|says|asked|wrote|reviewed|merged|fixed|owns"
+# "thanks to Ana", "Ana reviewed it", "Ana, who": the name is a person's.
+_PERSON_BEFORE = re.compile(
+    r"\b(?i:by|thanks(?: to)?|thanked|asked|ask|told|pinged|cc|merged|walked|paired with"
+    r"|handed (?:it )?to|escalations go to|owner is|maintainer is)\s+\Z"
+)
+_PERSON_AFTER = re.compile(
+    r"(?:'s|\u2019s)?\s+(?:did|does|said|says|asked|wrote|reviewed|merged|fixed|owns"
     r"|manages|leads|maintains|joined|left|suggested|pointed|paired|took|handles|added|noticed"
     r"|found|spotted|reported|helped|approved|shipped|rewrote|thinks|wants|will|has|had"
     r"|change|patch|review|PR|team)\b"
-    r"|\b{0}\s*(?:,\s*who\b|\(@))"
+    r"|\s*(?:,\s*who\b|\(@)"
 )
+
+
+def person_cue(name: str, text: str) -> bool:
+    """``name`` stands where a person's name does: after "by", "thanks to", "cc"..., or before
+    "said", "reviewed", "'s patch", ", who"."""
+    return between(name, text, _PERSON_BEFORE, _BOUNDARY) or between(
+        name, text, None, _PERSON_AFTER, edge_before=True
+    )
+
+
 _ORG_HEADS = {
     "collective", "labs", "lab", "inc", "ltd", "gmbh", "corp", "foundation", "institute",
     "university", "cloud", "software", "systems", "technologies", "studios", "studio",
@@ -82,6 +97,17 @@ _LISTED_KINDS = (
 )
 _DATASET_NOUNS = r"topics?|tables?|queues?|buckets?|streams?|datasets?|corpus|index|views?"
 _HOST_NOUNS = r"hosts?|clusters?|nodes?|boxe?s?|servers?|instances?|vms?|machines?|racks?"
+# A name written in quotes or backticks stands in the same place: "the `renders` queue".
+_QUOTE = r"[`'\"]?"
+_LISTED_BEFORE = tuple(
+    (re.compile(rf"(?i:\b(?:{kinds})):[^.:\n]*?{_QUOTE}\Z"), kind) for kinds, kind in _LISTED_KINDS
+)
+_DATASET_BEFORE = re.compile(rf"(?i:\b(?:{_DATASET_NOUNS}))\s+{_QUOTE}\Z")
+_DATASET_AFTER = re.compile(rf"{_QUOTE}\s+(?i:(?:{_DATASET_NOUNS})\b)")
+_HOST_BEFORE = re.compile(rf"(?i:\b(?:{_HOST_NOUNS}))\s+{_QUOTE}\Z")
+_HOST_AFTER = re.compile(rf"{_QUOTE}\s+(?i:(?:{_HOST_NOUNS})\b)")
+_DATASET_SUFFIX = re.compile(r"[a-z]+(?:[._-][a-z]+)*\.(?:raw|clean|v\d)")
+_SERVICE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 _TABLE_PREFIX = re.compile(r"(?:fct|dim|stg|raw|int|agg|tbl)_\w+|\w+_(?:events|logs|raw|daily)")
 _HOSTNAME = re.compile(r"[a-z]+(?:-[a-z0-9]+)*-\d+[a-z]?")
 
@@ -89,19 +115,14 @@ _HOSTNAME = re.compile(r"[a-z]+(?:-[a-z0-9]+)*-\d+[a-z]?")
 def context_type(name: str, text: str) -> str | None:
     """Hosts and clusters are components, tables, topics, queues and buckets are datasets,
     by the noun written next to the name or by its spelling ("prod-eu-1", "fct_orders")."""
-    quoted = r"[`'\"]?" + re.escape(name) + r"[`'\"]?"
-    for kinds, kind in _LISTED_KINDS:
-        if re.search(rf"(?i:\b(?:{kinds})):[^.:\n]*?{quoted}", text):
+    for before, kind in _LISTED_BEFORE:
+        if between(name, text, before, None):
             return kind  # "three internal services: pricing, inventory": each is a service
-    if re.search(
-        rf"(?i:\b(?:{_DATASET_NOUNS}))\s+{quoted}|{quoted}\s+(?i:(?:{_DATASET_NOUNS})\b)", text
-    ):
+    if between(name, text, _DATASET_BEFORE, None) or between(name, text, None, _DATASET_AFTER):
         return "dataset"
-    if re.search(rf"(?i:\b(?:{_HOST_NOUNS}))\s+{quoted}|{quoted}\s+(?i:(?:{_HOST_NOUNS})\b)", text):
+    if between(name, text, _HOST_BEFORE, None) or between(name, text, None, _HOST_AFTER):
         return "component" if not known_type(name) else None
-    if _TABLE_PREFIX.fullmatch(name) or re.fullmatch(
-        r"[a-z]+(?:[._-][a-z]+)*\.(?:raw|clean|v\d)", name
-    ):
+    if _TABLE_PREFIX.fullmatch(name) or _DATASET_SUFFIX.fullmatch(name):
         return "dataset"
     if _HOSTNAME.fullmatch(name):
         return "component"
@@ -138,11 +159,11 @@ def resolve_type(name: str, hinted: str | None, text: str) -> str:
         return "organization"
     if hinted:
         return hinted
-    if looks_like_person(name) and re.search(PERSON_CUE.format(re.escape(name)), text):
+    if looks_like_person(name) and person_cue(name, text):
         return "person"
     if given_name(name):
         return "person"
-    if name[:1].isupper() and re.search(_ORG_CUE.format(re.escape(name)), text):
+    if name[:1].isupper() and between(name, text, _ORG_BEFORE, _ORG_AFTER):
         return "organization"
     return _type_of(name)
 
@@ -158,7 +179,7 @@ def _type_of(name: str) -> str:
         return HEAD_TYPES[head]
     if "_" in name:
         return "component"
-    if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", name):
+    if _SERVICE_NAME.fullmatch(name):
         return "service"
     if is_technical(name):
         return "technology"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from kg.extraction.entity_types import PERSON_CUE as _PERSON_CUE
+from kg.extraction.around import between, starts_ignoring_case
 from kg.extraction.entity_types import looks_like_person as _looks_like_person
+from kg.extraction.entity_types import person_cue
 from kg.extraction.gazetteer import CAPITALISED_TYPES
 from kg.extraction.judge import (
     bare,
@@ -77,7 +78,7 @@ def _cleaned(
         cleaned = None  # "`dbt run`", "`--json`", "`public/`": a command line or a path
     if cleaned is not None and DOMAIN.fullmatch(cleaned) and known_type(cleaned) is None:
         cleaned = None  # "example.com", "status.acme.org": an address, not a thing
-    if cleaned is not None and re.search(r"(?:\]\(|://)" + re.escape(cleaned), text):
+    if cleaned is not None and ("](" + cleaned in text or "://" + cleaned in text):
         cleaned = None  # a link's target: "[badge](https://img.shields.io/...)"
     return cleaned
 
@@ -93,7 +94,7 @@ def _owner_edge(
     """ "Quillstack's search service": the owner is a name too; a person owns the thing, anything
     else has it as a part. The edge's evidence is the sentence of any edge of the phrase."""
     done.final.setdefault(owned.lower(), owned)
-    person = _looks_like_person(owned) and re.search(_PERSON_CUE.format(re.escape(owned)), text)
+    person = _looks_like_person(owned) and person_cue(owned, text)
     rel = "owns" if person else "part_of"
     pair = (owned.lower(), cleaned.lower()) if rel == "owns" else (cleaned.lower(), owned.lower())
     if pair[0] != pair[1]:
@@ -142,8 +143,12 @@ def _described(name: str, surface: str, text: str) -> bool:
     only from the sentence's start)."""
     if " " not in name or not name[1:].islower() or marked_as_name(name, text):
         return False
-    definite = rf"\b(?i:the|our|its|my|their|his|her|this)\s+{re.escape(name)}\b|['\u2019]s\s+{re.escape(name)}\b"
-    return common_phrase(name) and re.search(definite, text) is None
+    return common_phrase(name) and not between(name, text, _DEFINITE_BEFORE, _BOUNDARY)
+
+
+# "the data catalog", "Quillstack's data catalog": a definite thing.
+_DEFINITE_BEFORE = re.compile(r"(?:\b(?i:the|our|its|my|their|his|her|this)|['\u2019]s)\s+\Z")
+_BOUNDARY = re.compile(r"\b")
 
 
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
@@ -154,13 +159,34 @@ def only_in_commands(name: str, text: str) -> bool:
     ("`dbt run`"), a flag ("`--json`") or a path ("`public/`"), which the guidelines exclude."""
     if "`" not in text:
         return False
-    word = re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w])", re.IGNORECASE)
     spans = [(m.start(1), m.end(1)) for m in _BACKTICKED.finditer(text)]
-    found = list(word.finditer(text))
+    found = _mentions(name, text)
     if not found or not spans:
         return False
-    for m in found:
-        inside = next((s for s in spans if s[0] <= m.start() and m.end() <= s[1]), None)
+    for start, end in found:
+        inside = next((s for s in spans if s[0] <= start and end <= s[1]), None)
         if inside is None or text[inside[0] : inside[1]].strip().lower() == name.lower():
             return False
     return True
+
+
+_NOT_AFTER_WORD = re.compile(r"(?<![\w.-])")
+_NOT_BEFORE_WORD = re.compile(r"(?![\w])")
+
+
+def _mentions(name: str, text: str) -> list[tuple[int, int]]:
+    r"""(start, end) of each mention of ``name`` in any case as a word of its own, left to right
+    and not overlapping: what ``finditer`` of ``(?<![\w.-])NAME(?![\w])`` (ignoring case)
+    gives, found without compiling a pattern per name."""
+    out: list[tuple[int, int]] = []
+    resume = 0
+    for at in starts_ignoring_case(name, text):
+        end = at + len(name)
+        if (
+            at >= resume
+            and _NOT_AFTER_WORD.match(text, at) is not None
+            and _NOT_BEFORE_WORD.match(text, end) is not None
+        ):
+            out.append((at, end))
+            resume = end
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kg.extraction.around import between
 from kg.extraction.entity_types import context_type as _context_type
 from kg.extraction.lexicon import (
     HEAD_TYPES,
@@ -67,9 +68,14 @@ def _english(word: str) -> bool:
     return any(f and (english_word(f) or plain_word(f)) for f in forms)
 
 
+# "$PGHOST", "${api_key}": a shell variable.
+_SHELL_VARIABLE = re.compile(r"\$\{?\Z")
+_BOUNDARY = re.compile(r"\b")
+
+
 def identifier(name: str, text: str) -> bool:
     """A snake_case word that is no table, or a name written as a shell variable."""
-    if re.search(r"\$\{?" + re.escape(name) + r"\b", text):
+    if between(name, text, _SHELL_VARIABLE, _BOUNDARY):
         return True
     if " " in name or "_" not in name or "." in name or known_type(name) is not None:
         return False

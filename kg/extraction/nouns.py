@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from kg.extraction.around import between
 from kg.extraction.gazetteer import KNOWN_TYPES
 from kg.extraction.lexicon import HEAD_TYPES
 
@@ -60,14 +61,18 @@ def common_noun(name: str) -> bool:
 def marked_as_name(name: str, text: str) -> bool:
     """The writer set the word apart: backticks or quotes around it, an ``@`` handle, a heading
     of its own ("# tidewater"), or a place in a list after a plural kind ("services: pricing")."""
-    word = re.escape(name)
-    listed = rf"\b(?:{_PLURAL_KINDS}):[^.:\n]*?\b{word}\b"
     return (
-        re.search(r"[`'\"@]" + word + r"\b", text) is not None
-        or re.search(listed, text, re.IGNORECASE) is not None
-        or re.search(rf"^#+[ \t]*{word}(?:[ \t]+{_DOCUMENT})?[ \t]*$", text, re.M | re.I)
-        is not None
+        between(name, text, _MARK, _BOUNDARY)
+        or between(name, text, _LISTED_BEFORE, _BOUNDARY, edge_before=True, ignore_case=True)
+        or between(name, text, _HEADING_BEFORE, _HEADING_AFTER, ignore_case=True)
     )
+
+
+_MARK = re.compile(r"[`'\"@]\Z")
+_BOUNDARY = re.compile(r"\b")
+_LISTED_BEFORE = re.compile(rf"\b(?:{_PLURAL_KINDS}):[^.:\n]*?\Z", re.IGNORECASE)
+_HEADING_BEFORE = re.compile(r"^#+[ \t]*\Z", re.M | re.I)
+_HEADING_AFTER = re.compile(rf"(?:[ \t]+{_DOCUMENT})?[ \t]*$", re.M | re.I)
 
 
 def english_word(word: str) -> bool:

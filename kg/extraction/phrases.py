@@ -4,7 +4,8 @@ phrase before or after a relation verb."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from kg.extraction.gazetteer import KNOWN_TYPES
 from kg.extraction.lexicon import (
@@ -17,6 +18,7 @@ from kg.extraction.lexicon import (
     VerbPattern,
 )
 
+_LINE = re.compile(r"[^\n]+")
 _TOKEN = re.compile(r"-->|->|=>|→|[\w][\w\-.'’+#/]*[\w+#]|[\w]|[&,;:.!?()\"“”]|(?<=\s)\+(?=\s)")  # noqa: RUF001
 # Citations a synthesis adds (specs 000/001). Possessive quantifiers: a text of 200,000 "*" or
 # spaces must not make these backtrack.
@@ -63,10 +65,11 @@ class Tok:
     start: int
     end: int
     first: bool  # first word of its sentence
+    # Read many times per token by the rules, so lower-cased once.
+    low: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def low(self) -> str:
-        return self.text.lower()
+    def __post_init__(self) -> None:
+        self.low = self.text.lower()
 
 
 def strip_sources(text: str) -> str:
@@ -92,7 +95,7 @@ def strip_sources(text: str) -> str:
 def tokenize(text: str) -> list[list[Tok]]:
     """Sentences of tokens; a line break also ends a sentence."""
     sentences: list[list[Tok]] = []
-    for line_match in re.finditer(r"[^\n]+", text):
+    for line_match in _LINE.finditer(text):
         line, offset = line_match.group(), line_match.start()
         current: list[Tok] = []
         outer: list[list[Tok]] = []  # the sentences a parenthesis interrupted
@@ -133,7 +136,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence: a line, a bullet or heading without its marker, or a
     sentence inside a paragraph ("e.g." and "v2.0" do not end one)."""
     spans: list[tuple[int, int]] = []
-    for line in re.finditer(r"[^\n]+", text):
+    for line in _LINE.finditer(text):
         start, end = line.start(), line.end()
         mark = _LIST_MARK.match(text, start, end)
         if mark:
@@ -150,16 +153,22 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if text[a:b].strip()]
 
 
+_NUMBER = re.compile(r"v?\d+(?:\.(?:\d+|x))*\+?|\d[\d,.]*[a-zA-Z%]{0,3}", re.IGNORECASE)
+_DOTTED = re.compile(r"\w\.\w")
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}")
+
+
+@lru_cache(maxsize=8192)
 def is_technical(word: str) -> bool:
     """Spelt like a name whatever its position: CamelCase, digits, underscores, dots. A version,
     time, size or count alone ("3.11", "v2", "6pm", "10k") is not."""
-    if re.fullmatch(r"v?\d+(?:\.(?:\d+|x))*\+?|\d[\d,.]*[a-zA-Z%]{0,3}", word, re.IGNORECASE):
+    if _NUMBER.fullmatch(word):
         return False
     if any(c.isdigit() for c in word) and any(c.isalpha() for c in word):
         return True
-    if "_" in word.strip("_") or re.search(r"\w\.\w", word):
+    if "_" in word.strip("_") or _DOTTED.search(word):
         return True
-    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}", word)) and word.lower() not in NOT_NAMES
+    return bool(_INNER_CAPITAL.search(word)) and word.lower() not in NOT_NAMES
 
 
 def name_word(tok: Tok) -> bool:
@@ -183,12 +192,19 @@ class Sentence:
     def __init__(self, toks: list[Tok], text: str) -> None:
         self.toks = toks
         self.text = text
+        # The rules ask about the same token's verb many times (each phrase's end, each clause).
+        self._verbs: dict[int, tuple[VerbPattern, int, int | None] | None] = {}
 
     def span(self, i: int, j: int) -> str:
         return self.text[self.toks[i].start : self.toks[j - 1].end]
 
     def verb_at(self, i: int) -> tuple[VerbPattern, int, int | None] | None:
         """The relation verb starting at ``i``: (pattern, index after it, particle index)."""
+        if i not in self._verbs:
+            self._verbs[i] = self._verb_at(i)
+        return self._verbs[i]
+
+    def _verb_at(self, i: int) -> tuple[VerbPattern, int, int | None] | None:
         toks = self.toks
         low = toks[i].low
         if low in ARROWS:
