@@ -7,6 +7,7 @@ variables, code identifiers, quantities) are refused."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kg.extraction.gazetteer import AMBIGUOUS_LOWER, CAPITALISED_TYPES, KNOWN_TYPES
 from kg.extraction.lexicon import DETERMINERS
@@ -114,6 +115,7 @@ def _generic(name: str) -> bool:
     return low in GENERIC_ACRONYMS or low in GENERIC_NOUNS or low in KIND_NOUNS
 
 
+@lru_cache(maxsize=8192)
 def refused(name: str) -> bool:
     low = name.lower()
     words = low.split()
@@ -195,6 +197,8 @@ def _without_kind_noun(words: list[str]) -> list[str]:
     return words
 
 
+# A passage names the same things many times, and the word lists are fixed once imported.
+@lru_cache(maxsize=8192)
 def clean(surface: str) -> str | None:
     """The name a moderator would keep for ``surface``, or None."""
     words = surface.replace("’", "'").split()  # noqa: RUF001
