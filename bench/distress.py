@@ -1,14 +1,15 @@
-"""Distress detector: quality on the held-out writer, and what the gate costs a v3 init.
+"""Distress detector: quality on the held-out writers, and what the gate costs a v3 init.
 
     python bench/distress.py            # held-out figures, per category, and the cost
     python bench/distress.py --fit      # fit agent/safety/model.npz on the training writers
 
 The development set (tests/agent/fixtures/distress/) has one file per writer, each written
-separately from the public warning-sign categories. Writers B and J are held out: they are
+separately from the public warning-sign categories. Writers B, J and P are held out: they are
 never fitted or tuned on. Every other writer is training data. --fit trains the sentence
-head (seeded: the same weights on every run on one machine), writes the model and prints the
-threshold for ``semantic.PARAMS``, chosen leaving one training writer out at a time, with the
-out-of-fold figures it was chosen on. Caught means risk or concern; "named" counts the flagged
+head and its entry reading (seeded: the same weights on every run on one machine), writes the
+model and prints the threshold for ``semantic.PARAMS``, chosen out of fold (a head trained
+without each group of training writers in FOLDS reads that group), with the out-of-fold
+figures it was chosen on. Caught means risk or concern; "named" counts the flagged
 entries whose category is the labelled one. The cost is a whole v3 init of held-out entries
 with the detector against one with it switched off, alternating, in one run, and the head's
 own p50 (the sentence vectors already read).
@@ -43,9 +44,9 @@ from agent.safety import assess, semantic, training  # noqa: E402
 from agent.safety.patterns import explicit_match  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "agent" / "fixtures" / "distress"
-# Never fitted or tuned on: B since the detector was first built; J, written later by someone
-# else from the same categories, to give a second unseen writer.
-HELD_OUT = ("writer_b.jsonl", "writer_j.jsonl")
+# Never fitted or tuned on: B since the detector was first built; J and P, written later by
+# others from the same categories, to give more unseen writers.
+HELD_OUT = ("writer_b.jsonl", "writer_j.jsonl", "writer_p.jsonl")
 SHARED_ORDINARY = ROOT.parent / "shared" / "datasets" / "crux_dev.jsonl"
 # Everyday journal entries by other writers (the crux set: people working through approval,
 # fear of failure, grief, conflict...), none of them at risk. The crux set's training writers
@@ -53,6 +54,14 @@ SHARED_ORDINARY = ROOT.parent / "shared" / "datasets" / "crux_dev.jsonl"
 CRUX = ROOT / "tests" / "agent" / "fixtures" / "crux"
 CRUX_TRAIN = ("writer_01", "writer_02", "writer_03", "writer_04")
 CRUX_HELD_OUT = ("writer_05", "writer_06")
+# The training writers' folds for the out-of-fold readings: three groups, each a mix of full
+# mixes and writers of mostly hard days (a head is trained for each, and the entry reading
+# is fitted on the other groups' readings); a writer in no group is a fold of its own.
+FOLDS = (
+    ("crux_train", "writer_a", "writer_d", "writer_l", "writer_o", "writer_r"),
+    ("writer_c", "writer_g", "writer_h", "writer_k", "writer_q"),
+    ("writer_e", "writer_f", "writer_i", "writer_m", "writer_n"),
+)
 TARGETS = {"indirect": 0.90, "benign_risk": 0.05, "benign_any": 0.15, "ordinary": 0.02}
 
 
@@ -160,7 +169,7 @@ def fit(workers: int = 1, out: Path = semantic.MODEL_PATH, cache: Path | None = 
     ]
     patterns = [explicit_match(i["text"]) for i in items]
     explicit = np.array([p is not None for p in patterns])
-    model, params, chances, categories = training.fit(entries, explicit, workers)
+    model, params, chances, categories = training.fit(entries, explicit, workers, FOLDS)
     found: Found = []
     for chance, category, pattern in zip(chances, categories, patterns, strict=True):
         if pattern:  # the patterns come first, as in assess
@@ -245,6 +254,9 @@ def main() -> None:
     parser.add_argument("--fit", action="store_true", help="fit the model on the training writers")
     parser.add_argument("--no-cost", action="store_true", help="skip the latency figures")
     parser.add_argument(
+        "--held-out-only", action="store_true", help="skip the training writers' figures"
+    )
+    parser.add_argument(
         "--out", type=Path, default=semantic.MODEL_PATH, help="where --fit writes the model"
     )
     parser.add_argument(
@@ -257,8 +269,9 @@ def main() -> None:
     if args.fit:
         fit(args.workers, args.out, args.cache)
         return
-    train = training_items()
-    report("training writers (fitted on: optimistic)", train, levels(train))
+    if not args.held_out_only:
+        train = training_items()
+        report("training writers (fitted on: optimistic)", train, levels(train))
     held: list[dict[str, Any]] = []
     for name in HELD_OUT:
         if not (FIXTURES / name).exists():

@@ -7,16 +7,19 @@ run here in numpy, gives every sentence a logit per class: the warning-sign cate
 idioms, fiction and games, moving house, a will for a new baby, quitting a job, tiredness...;
 the everyday sentences of ``neutral.json``; and the training writers' dark-but-safe, ordinary
 and hard-day entries). A sentence's **sign score** is how much likelier any category is than
-any safe class (log odds); the entry's is the highest over its sentences and over the whole
-text read as one sentence (multiple-instance learning: one sentence is enough to show a sign,
-and a label says that a sign is there, not where).
+any safe class (log odds). The **entry reading** (``Entry``, a logistic regression over
+``entry_features``: the highest sentence scores, the whole text read as one sentence, how much
+of the entry reads like an ordinary hard day, the chance of each category) turns what the head
+says of every sentence into the entry's chance of a sign, so one harsh sentence in an ordinary
+entry about a hard day needs support from the rest (multiple-instance learning trains the head:
+one sentence is enough to show a sign, and a label says that a sign is there, not where).
 
-A detection needs the entry's chance of a sign (the logistic of its score) at
-``Params.concern``. Its category is the one that any of its sentences reads most like (the
-head's highest probability of a category in any row), and the category sets the level
-(URGENT: risk; otherwise concern). The head and the threshold were chosen on the training
-writers only, never on the held-out writers (``agent/safety/training.py``,
-``bench/distress.py --fit``; docs/benchmarks.md gives the held-out figures).
+A detection needs the entry's chance of a sign at ``Params.concern``. Its category is the one
+that any of its sentences reads most like (the head's highest probability of a category in any
+row), and the category sets the level (URGENT: risk; otherwise concern). The head, the entry
+reading and the threshold were chosen on the training writers only, never on the held-out
+writers (``agent/safety/training.py``, ``bench/distress.py --fit``; docs/benchmarks.md gives
+the held-out figures).
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ LEVELS = ("none", "concern", "risk")
 # stop a session on their own); a second sign in the same session makes it a risk
 # (agent.engine.loop, agent.excavations).
 URGENT = ("explicit", "plan_means")
+# The head's safe classes for the training writers' entries that the entry reading weighs: an
+# ordinary entry about a hard day, an ordinary entry, a dark-but-safe one.
+SAFE_ENTRY_CLASSES = ("dev:struggling", "dev:ordinary", "dev:dark_but_safe")
 # The transformer layers a sentence is read from (each unit length, side by side): the lower
 # layers keep more of the words themselves, which the top layer smooths into topic; the three
 # together found a third more warning signs in unseen writers than the top layer alone.
@@ -64,21 +70,40 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class Params:
-    concern: float = 0.32  # the entry's chance of a sign at which it is detected
+    concern: float = 0.53  # the entry's chance of a sign at which it is detected
 
 
 PARAMS = Params()
 
 
 @dataclass(frozen=True)
+class Entry:
+    """The entry reading: a logistic regression over ``entry_features`` (standardised by
+    ``centre`` and ``scale``), so that one sentence that reads like a sign needs the support of
+    the rest of the entry (a second such sentence, the whole text, how much of the entry reads
+    like a hard day) before it counts."""
+
+    centre: np.ndarray  # (features,)
+    scale: np.ndarray  # (features,)
+    weights: np.ndarray  # (features,)
+    bias: np.ndarray  # (1,)
+
+    def chance(self, features: np.ndarray) -> float:
+        z = float(((features - self.centre) / self.scale) @ self.weights + self.bias[0])
+        return float(1.0 / (1.0 + np.exp(-z)))
+
+
+@dataclass(frozen=True)
 class Model:
-    """The sentence head: DIM -> hidden (GELU, tanh form) -> one logit per class."""
+    """The sentence head: DIM -> hidden (GELU, tanh form) -> one logit per class; and, when
+    fitted, the entry reading over what the head says of every sentence (``Entry``)."""
 
     hidden_weights: np.ndarray  # (DIM, hidden)
     hidden_bias: np.ndarray  # (hidden,)
     out_weights: np.ndarray  # (hidden, classes)
     out_bias: np.ndarray  # (classes,)
     classes: tuple[str, ...]  # CATEGORIES first, in that order; then the safe classes
+    entry: Entry | None = None
 
     def logits(self, vectors: np.ndarray) -> np.ndarray:
         """(rows, classes) for (rows, DIM) sentence vectors. The products are numpy's own loops
@@ -91,6 +116,16 @@ class Model:
         out = np.einsum("ij,jk->ik", h, self.out_weights, optimize=False)
         return np.asarray(out + self.out_bias)
 
+    def with_entry(self, entry: Entry | None) -> Model:
+        return Model(
+            self.hidden_weights,
+            self.hidden_bias,
+            self.out_weights,
+            self.out_bias,
+            self.classes,
+            entry,
+        ).rounded()
+
     def save(self, path: Path) -> None:
         """An ``.npz`` of the weights in half precision (see ``rounded``), byte for byte the
         same for the same weights (no time stamps)."""
@@ -101,6 +136,9 @@ class Model:
             "out_bias": self.out_bias.astype(np.float16),
             "classes": np.array(self.classes),
         }
+        if self.entry is not None:
+            for name in ("centre", "scale", "weights", "bias"):
+                arrays[f"entry_{name}"] = getattr(self.entry, name).astype(np.float16)
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
             for name, array in arrays.items():
                 member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
@@ -109,18 +147,24 @@ class Model:
                     np.lib.format.write_array(out, array, allow_pickle=False)
 
     def rounded(self) -> Model:
-        """The same head with its weights rounded to the half precision they ship in (so a head
-        fitted in memory and the same head read back from disk decide alike)."""
+        """The same model with its weights rounded to the half precision they ship in (so a
+        model fitted in memory and the same model read back from disk decide alike)."""
 
         def half(weights: np.ndarray) -> np.ndarray:
             return np.asarray(weights).astype(np.float16).astype(np.float32)
 
+        entry = self.entry
+        if entry is not None:
+            entry = Entry(
+                half(entry.centre), half(entry.scale), half(entry.weights), half(entry.bias)
+            )
         return Model(
             half(self.hidden_weights),
             half(self.hidden_bias),
             half(self.out_weights),
             half(self.out_bias),
             self.classes,
+            entry,
         )
 
     @classmethod
@@ -129,12 +173,18 @@ class Model:
             classes = tuple(str(c) for c in data["classes"])
             if classes[: len(CATEGORIES)] != CATEGORIES:
                 raise ValueError(f"{path}: the categories must come first, in CATEGORIES order")
+            entry = None
+            if "entry_weights" in data.files:
+                entry = Entry(*(data[f"entry_{n}"] for n in ("centre", "scale", "weights", "bias")))
+                if len(entry.weights) != len(FEATURES):
+                    raise ValueError(f"{path}: the entry reading needs {len(FEATURES)} weights")
             return cls(
                 data["hidden_weights"],
                 data["hidden_bias"],
                 data["out_weights"],
                 data["out_bias"],
                 classes,
+                entry,
             ).rounded()
 
 
@@ -220,15 +270,67 @@ def sign_scores(logits: np.ndarray) -> np.ndarray:
     return logsumexp(logits[:, :n]) - logsumexp(logits[:, n:])
 
 
+# What the entry reading weighs (``entry_features``), in this order.
+FEATURES = (
+    "top",  # the highest sign score, the whole text counting as a sentence: the head's own reading
+    "first",  # the sentences' highest sign score
+    "second",  # their second highest (the highest again when there is one)
+    "third",
+    "whole",  # the whole text read as one sentence
+    "mean",  # the sentences' mean score
+    "share_signed",  # the share of sentences that read more like a sign than not
+    "sentences",  # log of their number
+    "hard_day_top",  # log chance, in the highest-scoring row, of an ordinary hard day
+    "hard_day_whole",  # the same in the whole text
+    "hard_day_mean",  # the same, the sentences' mean chance
+    "ordinary_whole",  # log chance of an ordinary entry, in the whole text
+    "dark_whole",  # log chance of a dark-but-safe entry, in the whole text
+    "near_top",  # sentences within one unit of the highest score
+    *(f"most_{c}" for c in CATEGORIES),  # log of the highest chance of each category, any row
+)
+_FLOOR = 1e-6
+
+
+def entry_features(m: Model, logits: np.ndarray) -> np.ndarray:
+    """(FEATURES,) from the head's logits of an entry's rows: its sentences, then the whole."""
+    scores = sign_scores(logits)
+    sentences, whole = scores[:-1], float(scores[-1])
+    ranked = np.sort(sentences)[::-1]
+    top3 = [float(ranked[min(k, len(ranked) - 1)]) for k in range(3)]
+    odds = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p = odds / odds.sum(axis=1, keepdims=True)
+    hard, ordinary, dark = (m.classes.index(c) for c in SAFE_ENTRY_CLASSES)
+    top_row = int(np.argmax(scores))
+    values = [
+        max(top3[0], whole),
+        *top3,
+        whole,
+        float(sentences.mean()),
+        float((sentences > 0).mean()),
+        float(np.log(len(sentences))),
+        float(np.log(p[top_row, hard] + _FLOOR)),
+        float(np.log(p[-1, hard] + _FLOOR)),
+        float(np.log(p[:-1, hard].mean() + _FLOOR)),
+        float(np.log(p[-1, ordinary] + _FLOOR)),
+        float(np.log(p[-1, dark] + _FLOOR)),
+        float((sentences > top3[0] - 1.0).sum()),
+        *np.log(p[:, : len(CATEGORIES)].max(axis=0) + _FLOOR),
+    ]
+    return np.asarray(values, dtype=np.float32)
+
+
 def judge(m: Model, sentences: np.ndarray, whole: np.ndarray) -> tuple[float, str]:
-    """The entry's chance of a sign (the logistic of its highest sentence score, the whole
-    text counting as one more sentence) and its category: the one that any of its sentences
-    reads most like (the highest probability of a category in any row)."""
+    """The entry's chance of a sign and its category: the one that any of its sentences reads
+    most like (the highest probability of a category in any row). The chance is the entry
+    reading's (``Entry``) when the model has one; otherwise the logistic of the highest
+    sentence score, the whole text counting as one more sentence."""
     logits = m.logits(np.vstack([sentences, whole[None, :]]))
-    top = float(sign_scores(logits).max())
     odds = np.exp(logits - logits.max(axis=1, keepdims=True))
     probabilities = odds / odds.sum(axis=1, keepdims=True)
     category = CATEGORIES[int(probabilities[:, : len(CATEGORIES)].max(axis=0).argmax())]
+    if m.entry is not None:
+        return m.entry.chance(entry_features(m, logits)), category
+    top = float(sign_scores(logits).max())
     return float(1.0 / (1.0 + np.exp(-top))), category
 
 

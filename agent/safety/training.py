@@ -15,8 +15,11 @@ class; ``semantic`` explains how an entry is read from it) is trained in one go 
   (``dev:dark_but_safe``, ``dev:ordinary``, or ``dev:struggling`` for an ordinary entry about a
   hard day, which reads most like a sign without being one).
 
-**The threshold** is chosen on out-of-fold chances: each training writer's entries are read by
-a head trained without that writer, as an unseen writer's would be (``thresholds``).
+**The entry reading** (``semantic.Entry``) and **the threshold** are chosen on out-of-fold
+readings: each group of training writers (``folds``) is read by a head trained without it, as
+an unseen writer's entries would be (``out_of_fold``); the entry reading is fitted on those
+readings (``fit_entry``), and the threshold on chances from entry readings fitted without the
+entry's group (``entry_chances``, ``thresholds``).
 
 Every run is seeded (``SEED``), on one thread with torch's deterministic algorithms, so a refit
 gives the same weights on the same kind of machine.
@@ -32,14 +35,25 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agent.safety.semantic import CATEGORIES, DIM, URGENT, Model, Params, embed_whole, judge
+from agent.safety.semantic import (
+    CATEGORIES,
+    DIM,
+    SAFE_ENTRY_CLASSES,
+    URGENT,
+    Entry,
+    Model,
+    Params,
+    embed_whole,
+    entry_features,
+    judge,
+)
 
 if TYPE_CHECKING:
     import torch
 
 HERE = Path(__file__).parent
-NEGATIVE = {"benign_dark": "dev:dark_but_safe", "ordinary": "dev:ordinary"}
-STRUGGLING = "dev:struggling"
+STRUGGLING, ORDINARY, DARK = SAFE_ENTRY_CLASSES
+NEGATIVE = {"benign_dark": DARK, "ordinary": ORDINARY}
 SIGN = ("indirect", "explicit")
 # The head and its training (compared out of fold on the training writers only).
 HIDDEN = 256
@@ -53,6 +67,7 @@ WEIGHT_DECAY = 1e-3
 CATEGORY_WEIGHT = 0.5  # the category terms of the entries, against their sign term
 SAFE_SENTENCE_WEIGHT = 0.3  # a safe entry's sentences, against a signed entry's top sentence
 SEED = 0  # fixed, not chosen: other seeds move the figures a little (docs/benchmarks.md)
+ENTRY_PENALTY = 1.0  # the entry reading's L2 penalty on its (standardised) weights
 
 
 @dataclass
@@ -210,14 +225,18 @@ def _train(entries: list[Example], seed: int) -> Model:
     ).rounded()
 
 
-def folds(entries: list[Example]) -> list[np.ndarray]:
-    """One fold per writer (an unseen writer is what the figures must hold on), or five
-    random folds when there is a single writer."""
+def folds(entries: list[Example], groups: tuple[tuple[str, ...], ...] = ()) -> list[np.ndarray]:
+    """One fold per group of writers in ``groups`` and one per writer in none (an unseen
+    writer is what the figures must hold on), or five random folds when there is a single
+    writer."""
     writers = sorted({e.writer for e in entries})
-    if len(writers) > 1:
-        return [np.array([i for i, e in enumerate(entries) if e.writer == w]) for w in writers]
-    order = np.random.default_rng(0).permutation(len(entries))
-    return [order[k::5] for k in range(5)]
+    if len(writers) <= 1:
+        order = np.random.default_rng(0).permutation(len(entries))
+        return [order[k::5] for k in range(5)]
+    grouped = [set(g) & set(writers) for g in groups]
+    grouped = [g for g in grouped if g]
+    alone = [{w} for w in writers if not any(w in g for g in grouped)]
+    return [np.array([i for i, e in enumerate(entries) if e.writer in g]) for g in grouped + alone]
 
 
 def read(m: Model, entry: Example) -> tuple[float, str | None]:
@@ -239,16 +258,32 @@ def _pool_train(args: tuple[np.ndarray, int]) -> Model:
     return train([_POOL_ENTRIES[i] for i in others], seed)
 
 
+@dataclass
+class OutOfFold:
+    """Each entry as a head trained without its fold reads it: the head's chance (the entry
+    reading's features' ``top``), its category, and the entry reading's features (None for an
+    entry with nothing to read); and the folds."""
+
+    features: list[np.ndarray | None]
+    categories: list[str | None]
+    held_out: list[np.ndarray]
+
+
 def out_of_fold(
-    entries: list[Example], seed: int, workers: int = 1
-) -> tuple[np.ndarray, list[str | None]]:
-    """Each entry's chance and category from a head trained without its writer. The folds are
-    independent and each is trained on one thread with its own seed, so ``workers`` processes
-    give the same heads as one, sooner."""
-    chances = np.zeros(len(entries))
-    categories: list[str | None] = [None] * len(entries)
-    held_out = folds(entries)
+    entries: list[Example],
+    seed: int,
+    workers: int = 1,
+    groups: tuple[tuple[str, ...], ...] = (),
+    full: bool = False,
+) -> tuple[OutOfFold, Model | None]:
+    """Each entry read by a head trained without its fold (``folds``), and with ``full`` the
+    head trained on every entry, trained beside them. The heads are independent and each is
+    trained on one thread with its own seed, so ``workers`` processes give the same heads as
+    one, sooner."""
+    held_out = folds(entries, groups)
     jobs = [(np.setdiff1d(np.arange(len(entries)), held), seed) for held in held_out]
+    if full:
+        jobs.insert(0, (np.arange(len(entries)), seed))
     if workers > 1:
         import multiprocessing
 
@@ -259,10 +294,75 @@ def out_of_fold(
             heads = pool.map(_pool_train, jobs, chunksize=1)
     else:
         heads = [train([entries[i] for i in others], s) for others, s in jobs]
+    whole = heads.pop(0) if full else None
+    features: list[np.ndarray | None] = [None] * len(entries)
+    categories: list[str | None] = [None] * len(entries)
     for held, head in zip(held_out, heads, strict=True):
         for i in held:
-            chances[i], categories[i] = read(head, entries[i])
-    return chances, categories
+            entry = entries[i]
+            if len(entry.vectors):
+                features[i] = entry_features(head, head.logits(entry.rows))
+                categories[i] = read(head, entry)[1]
+    return OutOfFold(features, categories, held_out), whole
+
+
+def fit_entry(features: np.ndarray, sign: np.ndarray) -> Entry:
+    """The entry reading: a logistic regression of the sign on the standardised features, the
+    two labels weighted alike, with an L2 penalty (ENTRY_PENALTY) on the weights; fitted by
+    Newton's method (deterministic, no library)."""
+    centre = features.mean(axis=0)
+    scale = features.std(axis=0)
+    scale = np.where(scale > 1e-6, scale, 1.0)
+    x = np.hstack([(features - centre) / scale, np.ones((len(features), 1))])
+    y = sign.astype(np.float64)
+    weight = np.where(y > 0, 0.5 / y.mean(), 0.5 / (1 - y).mean())
+    penalty = np.full(x.shape[1], ENTRY_PENALTY)
+    penalty[-1] = 0.0
+    beta = np.zeros(x.shape[1])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
+        gradient = x.T @ (weight * (p - y)) + penalty * beta
+        hessian = (x * (weight * p * (1 - p))[:, None]).T @ x + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return Entry(
+        centre.astype(np.float32),
+        scale.astype(np.float32),
+        beta[:-1].astype(np.float32),
+        beta[-1:].astype(np.float32),
+    )
+
+
+def entry_chances(
+    entries: list[Example], oof: OutOfFold, entry: bool = True
+) -> tuple[np.ndarray, Entry | None]:
+    """Each entry's out-of-fold chance, and the entry reading fitted on every fold. With
+    ``entry``, the chance is the entry reading's, itself fitted without the entry's fold (on
+    the other folds' out-of-fold features: what an unseen writer's entry meets); without it, the
+    head's own (the logistic of ``top``)."""
+    readable = np.array([f is not None for f in oof.features])
+    x = np.vstack([f for f in oof.features if f is not None]).astype(np.float64)
+    sign = np.array([e.sign for e in entries])[readable]
+    chances = np.zeros(len(entries))
+    if not entry:
+        chances[readable] = 1.0 / (1.0 + np.exp(-x[:, 0]))
+        return chances, None
+    position = np.cumsum(readable) - 1  # each readable entry's row in x
+    fold_of = np.zeros(len(entries), dtype=int)
+    for k, held in enumerate(oof.held_out):
+        fold_of[held] = k
+    rows_fold = fold_of[readable]
+    for k in range(len(oof.held_out)):
+        inside = rows_fold == k
+        if not inside.any():
+            continue
+        reading = fit_entry(x[~inside], sign[~inside])
+        held = np.flatnonzero(readable & (fold_of == k))
+        for i in held:
+            chances[i] = reading.chance(x[position[i]].astype(np.float32))
+    return chances, fit_entry(x, sign)
 
 
 # The false-positive bounds the threshold is chosen under, out of fold. A miss is the worst
@@ -270,7 +370,7 @@ def out_of_fold(
 # (15% flagged, 5% at risk) less a margin for a writer unlike the training ones. The 2% target
 # for ordinary entries cannot be met with useful recall (entries about a hard day read like a
 # warning sign: docs/benchmarks.md); they are held to a bound of their own.
-MAX_ORDINARY = 0.15  # ordinary entries flagged
+MAX_ORDINARY = 0.10  # ordinary entries flagged
 MAX_BENIGN = 0.10  # dark-but-safe entries flagged
 MAX_BENIGN_RISK = 0.04  # dark-but-safe entries at risk
 
@@ -296,11 +396,16 @@ def thresholds(
 
 
 def fit(
-    entries: list[Example], explicit: np.ndarray, workers: int = 1
+    entries: list[Example],
+    explicit: np.ndarray,
+    workers: int = 1,
+    groups: tuple[tuple[str, ...], ...] = (),
 ) -> tuple[Model, Params, np.ndarray, list[str | None]]:
-    """The shipped head and threshold, and the out-of-fold chances and categories the threshold
-    was chosen on."""
-    chances, categories = out_of_fold(entries, SEED, workers)
-    urgent = np.array([c in URGENT for c in categories])
+    """The shipped model (the head and its entry reading) and threshold, and the out-of-fold
+    chances and categories the threshold was chosen on."""
+    oof, head = out_of_fold(entries, SEED, workers, groups, full=True)
+    assert head is not None
+    chances, reading = entry_chances(entries, oof)
+    urgent = np.array([c in URGENT for c in oof.categories])
     params = thresholds(entries, chances, urgent, explicit)
-    return train(entries, SEED), params, chances, categories
+    return head.with_entry(reading), params, chances, oof.categories

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agent import safety
@@ -192,32 +193,50 @@ def _share(levels: list[str], *ok: str) -> float:
 
 def test_held_out_writer_b_figures_hold() -> None:
     """Held-out writer B (never fitted or tuned on), at the figures docs/benchmarks.md reports:
-    the false-positive targets are met (dark-but-safe at risk <= 5%, flagged <= 15%; ordinary
-    flagged <= 2%); indirect signs caught 0.954 (the target is 0.9: a fall below it fails) and
-    explicit ones all at risk."""
+    the false-positive targets are met (dark-but-safe at risk 1 of 119, flagged 6 of 119;
+    ordinary flagged 0 of 43); indirect signs caught 0.954 (the target is 0.9: a fall below
+    it fails) and explicit ones all at risk."""
     levels = _levels("writer_b.jsonl")
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
     assert _share(levels["indirect"], "concern", "risk") >= 0.9
     assert _share(levels["explicit"], "risk") == 1.0
     assert _share(levels["benign_dark"], "risk") <= 0.05
-    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
+    assert _share(levels["benign_dark"], "concern", "risk") <= 0.08
     assert _share(levels["ordinary"], "concern", "risk") <= 0.02
 
 
 def test_held_out_writer_j_figures_hold() -> None:
     """Held-out writer J (written later, by someone else, from the same categories; never
     fitted or tuned on), at the figures docs/benchmarks.md reports: indirect signs caught
-    0.907 (a fall below 0.85 fails), explicit 19 of 20 at risk, the dark-but-safe targets met.
-    One target is not met here: ordinary entries flagged 16.4% (10 of 61, 2 at risk; the
-    target is 2%). The test holds the measured figures: a rise past 20% ordinary flagged or
-    2 at risk fails."""
+    0.926 (a fall below 0.9 fails), explicit 19 of 20 at risk, the dark-but-safe targets met
+    (4 of 110 at risk, 12 flagged). One target is not met here: ordinary entries flagged 13.1%
+    (8 of 61, none at risk; the target is 2%). The test holds the measured figures: a rise
+    past 15% ordinary flagged or 1 at risk fails."""
     levels = _levels("writer_j.jsonl")
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
-    assert _share(levels["indirect"], "concern", "risk") >= 0.85
-    assert _share(levels["explicit"], "risk") >= 0.9
+    assert _share(levels["indirect"], "concern", "risk") >= 0.9
+    assert _share(levels["explicit"], "risk") >= 0.95
     assert _share(levels["benign_dark"], "risk") <= 0.05
     assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
-    assert _share(levels["ordinary"], "concern", "risk") <= 0.20
+    assert _share(levels["ordinary"], "concern", "risk") <= 0.15
+    assert levels["ordinary"].count("risk") <= 1
+
+
+def test_held_out_writer_p_figures_hold() -> None:
+    """Held-out writer P (a third unseen writer, written by someone else from the same
+    categories; never fitted, tuned or read), at the figures docs/benchmarks.md reports:
+    indirect signs caught 0.907 (98 of 108: a fall below 0.9 fails), explicit 17 of 18 at
+    risk, dark-but-safe at risk 3 of 100. Two targets are not met here: dark-but-safe flagged
+    16% (16 of 100; the target is 15%) and ordinary flagged 10% (7 of 70, 2 at risk; the
+    target is 2%). The test holds the measured figures: a rise past 18% dark-but-safe flagged,
+    12% ordinary flagged or 2 ordinary at risk fails."""
+    levels = _levels("writer_p.jsonl")
+    assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
+    assert _share(levels["indirect"], "concern", "risk") >= 0.9
+    assert _share(levels["explicit"], "risk") >= 0.94
+    assert _share(levels["benign_dark"], "risk") <= 0.05
+    assert _share(levels["benign_dark"], "concern", "risk") <= 0.18
+    assert _share(levels["ordinary"], "concern", "risk") <= 0.12
     assert levels["ordinary"].count("risk") <= 2
 
 
@@ -236,3 +255,37 @@ def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
     assert len(levels) >= 80
     assert sum(level != "none" for level in levels) / len(levels) <= 0.16
     assert levels.count("risk") <= 3
+
+
+def test_the_shipped_model_reads_entries_with_its_entry_reading(tmp_path: Path) -> None:
+    """The shipped model carries the entry reading (the second stage over what the head says
+    of every sentence), which is what sets the chance; written and read back, it decides
+    exactly alike."""
+    m = semantic.model()
+    assert m.entry is not None and len(m.entry.weights) == len(semantic.FEATURES)
+    reading = semantic.read_texts([UNSEEN["burden"][0]])
+    logits = m.logits(np.vstack([reading.sentences, reading.whole[None, :]]))
+    features = semantic.entry_features(m, logits)
+    chance, _ = semantic.judge(m, reading.sentences, reading.whole)
+    assert chance == pytest.approx(m.entry.chance(features))
+    m.save(tmp_path / "model.npz")
+    again = semantic.Model.load(tmp_path / "model.npz")
+    assert semantic.judge(again, reading.sentences, reading.whole) == semantic.judge(
+        m, reading.sentences, reading.whole
+    )
+
+
+def test_the_entry_reading_is_fitted_to_the_labels() -> None:
+    """fit_entry (logistic regression by Newton's method) learns which way a feature points
+    and gives the same weights on every run."""
+    from agent.safety.training import fit_entry
+
+    rng = np.random.default_rng(1)
+    features = rng.normal(size=(400, 3)).astype(np.float32)
+    sign = features[:, 0] - 0.5 * features[:, 2] + 0.3 * rng.normal(size=400) > 0.8
+    entry = fit_entry(features, sign)
+    assert entry.weights[0] > 0 > entry.weights[2]
+    assert abs(entry.weights[1]) < 0.5 * entry.weights[0]
+    assert np.array_equal(fit_entry(features, sign).weights, entry.weights)
+    assert entry.chance(np.array([3, 0, -3], np.float32)) > 0.9
+    assert entry.chance(np.array([-3, 0, 3], np.float32)) < 0.1
