@@ -70,7 +70,7 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class Params:
-    concern: float = 0.53  # the entry's chance of a sign at which it is detected
+    concern: float = 0.54  # the entry's chance of a sign at which it is detected
 
 
 PARAMS = Params()
@@ -279,13 +279,12 @@ FEATURES = (
     "whole",  # the whole text read as one sentence
     "mean",  # the sentences' mean score
     "share_signed",  # the share of sentences that read more like a sign than not
-    "sentences",  # log of their number
     "hard_day_top",  # log chance, in the highest-scoring row, of an ordinary hard day
     "hard_day_whole",  # the same in the whole text
     "hard_day_mean",  # the same, the sentences' mean chance
     "ordinary_whole",  # log chance of an ordinary entry, in the whole text
     "dark_whole",  # log chance of a dark-but-safe entry, in the whole text
-    "near_top",  # sentences within one unit of the highest score
+    "near_top",  # the share of sentences within one unit of the highest score
     *(f"most_{c}" for c in CATEGORIES),  # log of the highest chance of each category, any row
 )
 _FLOOR = 1e-6
@@ -307,13 +306,12 @@ def entry_features(m: Model, logits: np.ndarray) -> np.ndarray:
         whole,
         float(sentences.mean()),
         float((sentences > 0).mean()),
-        float(np.log(len(sentences))),
         float(np.log(p[top_row, hard] + _FLOOR)),
         float(np.log(p[-1, hard] + _FLOOR)),
         float(np.log(p[:-1, hard].mean() + _FLOOR)),
         float(np.log(p[-1, ordinary] + _FLOOR)),
         float(np.log(p[-1, dark] + _FLOOR)),
-        float((sentences > top3[0] - 1.0).sum()),
+        float((sentences > top3[0] - 1.0).mean()),
         *np.log(p[:, : len(CATEGORIES)].max(axis=0) + _FLOOR),
     ]
     return np.asarray(values, dtype=np.float32)
