@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from legacymind.api.fields import StringField
-from legacymind.api.inputs import Input
+from legacymind.api.inputs import Input, QuickFields
 from legacymind.api.patterns import NO_NUL, NOT_BLANK, any_case, numeric_text_or_number
 from legacymind.api.schema import error
 from legacymind.users import signed_in
@@ -92,7 +92,7 @@ class ThinkView(APIView):
     """Store a thought: choose its mode, embed it, link it, inject memories, verify a
     hypothesis, and (when enabled) run the cognitive frameworks."""
 
-    class ThinkInput(Input):
+    class ThinkInput(QuickFields, Input):
         content = ContentField(trim_whitespace=False)
         hint = _text("text")
         injection_scale = LenientNumber(required=False, allow_null=True)
