@@ -31,7 +31,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -150,6 +150,45 @@ def train(entries: list[Example], seed: int) -> Model:
         torch.set_num_threads(threads)
 
 
+class _Tensors(NamedTuple):
+    classes: tuple[str, ...]
+    sizes: np.ndarray  # each entry's rows
+    starts: np.ndarray  # where each entry's rows start in x
+    x: Any  # every entry's rows, stacked
+    sign: Any  # 1 for an entry with a sign
+    target: Any  # each entry's class
+    bank: Any  # the statement bank's vectors
+    bank_y: Any  # and their classes
+    class_weight: Any  # the bank's classes weighted alike
+    safe_weight: float  # the two labels counted alike
+
+
+def _tensors(entries: list[Example]) -> _Tensors:
+    """What the training loop reads: the entries' rows and labels and the bank, as tensors."""
+    import torch
+
+    bank_x, bank_labels = bank_examples()
+    classes = class_names(bank_labels)
+    index = {c: k for k, c in enumerate(classes)}
+    rows = [e.rows for e in entries]
+    sizes = np.array([len(r) for r in rows])
+    sign = torch.tensor([e.sign for e in entries], dtype=torch.float32)
+    bank_y = torch.tensor([index[c] for c in bank_labels])
+    counts = np.bincount(bank_y.numpy(), minlength=len(classes)) + 1
+    return _Tensors(
+        classes=classes,
+        sizes=sizes,
+        starts=np.concatenate([[0], np.cumsum(sizes)[:-1]]),
+        x=torch.from_numpy(np.vstack(rows)),
+        sign=sign,
+        target=torch.tensor([index[e.target] for e in entries]),
+        bank=torch.from_numpy(np.asarray(bank_x, dtype=np.float32)),
+        bank_y=bank_y,
+        class_weight=torch.tensor(counts.sum() / counts / len(classes), dtype=torch.float32),
+        safe_weight=float(sign.sum() / (1 - sign).sum()),
+    )
+
+
 def _train(entries: list[Example], seed: int) -> Model:
     import torch
     from torch.nn import functional
@@ -158,21 +197,11 @@ def _train(entries: list[Example], seed: int) -> Model:
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(seed)
-    bank_x, bank_labels = bank_examples()
-    classes = class_names(bank_labels)
-    index = {c: k for k, c in enumerate(classes)}
     entries = [e for e in entries if len(e.vectors)]
-    rows = [e.rows for e in entries]
-    sizes = np.array([len(r) for r in rows])
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    x = torch.from_numpy(np.vstack(rows))
-    sign = torch.tensor([e.sign for e in entries], dtype=torch.float32)
-    target = torch.tensor([index[e.target] for e in entries])
-    bank = torch.from_numpy(np.asarray(bank_x, dtype=np.float32))
-    bank_y = torch.tensor([index[c] for c in bank_labels])
-    counts = np.bincount(bank_y.numpy(), minlength=len(classes)) + 1
-    class_weight = torch.tensor(counts.sum() / counts / len(classes), dtype=torch.float32)
-    safe_weight = float(sign.sum() / (1 - sign).sum())  # the two labels count alike
+    data = _tensors(entries)
+    classes, sizes, starts = data.classes, data.sizes, data.starts
+    x, sign, target, bank, bank_y = data.x, data.sign, data.target, data.bank, data.bank_y
+    class_weight, safe_weight = data.class_weight, data.safe_weight
 
     head, hidden, out = _head(len(classes))
     optimiser = torch.optim.AdamW(head.parameters(), lr=LEARNING_RATE, weight_decay=WEIGHT_DECAY)
@@ -211,11 +240,14 @@ def _train(entries: list[Example], seed: int) -> Model:
             loss.backward()
             optimiser.step()
     head.eval()
+    return _shipped(hidden, out, classes)
 
-    def weights(tensor: torch.Tensor) -> np.ndarray:
+
+def _shipped(hidden: Any, out: Any, classes: tuple[str, ...]) -> Model:
+    # Rounded to the half precision it ships in: what is measured is what ships.
+    def weights(tensor: Any) -> np.ndarray:
         return np.asarray(tensor.detach().numpy())
 
-    # Rounded to the half precision it ships in: what is measured is what ships.
     return Model(
         weights(hidden.weight).T,
         weights(hidden.bias),

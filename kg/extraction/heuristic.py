@@ -93,37 +93,8 @@ class HeuristicExtractor(RelationRules, ShapeRules):
         edges: dict[tuple[str, str], str] = {}
         state = State()
         relational: set[str] = set()
-        heading = _HEADING.search(text)
-        # "# vaultkey changelog": the project is vaultkey, the rest says which document this is.
-        title = _DOCUMENT_WORDS.sub("", heading.group(1)) if heading else ""
-        if heading and clean(title):
-            state.topic = title.lower()
-            seen[state.topic] = title
-            names[state.topic] = title
-            types[state.topic] = "project"
-            relational.add(state.topic)
-        if state.topic is None and (
-            logged := log_topic(text)
-            or release_topic(text)
-            or glossed_topic(text)
-            or first_person_topic(text)
-        ):
-            state.topic = logged.lower()  # "day 12 on the weather station": what the log is about
-            seen[state.topic] = names[state.topic] = logged
-            types[state.topic] = "project"
-            relational.add(state.topic)
-            if (platform := release_platform(text)) is not None:
-                seen[platform.lower()] = platform
-                edges[(state.topic, platform.lower())] = "runs_on"
-                state.evidence[(state.topic, platform.lower())] = text.split("\n", 1)[0].lstrip(
-                    "# "
-                )
-        for handle in _HANDLE.findall(text):
-            key = handle.lower()  # "thanks @ravi-s": a person, named without the "@"
-            seen.setdefault(key, handle)
-            names.setdefault(key, handle)
-            types[key] = "person"
-            relational.add(key)
+        self._document_topic(text, seen, names, types, edges, state, relational)
+        self._handles(text, seen, names, types, relational)
         spans = sentence_spans(text)
         required = required_items(text)
         for toks in join_colon_lists(tokenize(text), text):
@@ -152,6 +123,59 @@ class HeuristicExtractor(RelationRules, ShapeRules):
             state.explicit,
             text,
         )
+
+    def _document_topic(
+        self,
+        text: str,
+        seen: dict[str, str],
+        names: dict[str, str],
+        types: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+        relational: set[str],
+    ) -> None:
+        """What the whole passage is about, from its heading or its first lines (a log, release
+        notes, a gloss, a first-person note): the subject of sentences that name none."""
+        heading = _HEADING.search(text)
+        # "# vaultkey changelog": the project is vaultkey, the rest says which document this is.
+        title = _DOCUMENT_WORDS.sub("", heading.group(1)) if heading else ""
+        if heading and clean(title):
+            state.topic = title.lower()
+            seen[state.topic] = title
+            names[state.topic] = title
+            types[state.topic] = "project"
+            relational.add(state.topic)
+        if state.topic is None and (
+            logged := log_topic(text)
+            or release_topic(text)
+            or glossed_topic(text)
+            or first_person_topic(text)
+        ):
+            state.topic = logged.lower()  # "day 12 on the weather station": what the log is about
+            seen[state.topic] = names[state.topic] = logged
+            types[state.topic] = "project"
+            relational.add(state.topic)
+            if (platform := release_platform(text)) is not None:
+                seen[platform.lower()] = platform
+                edges[(state.topic, platform.lower())] = "runs_on"
+                state.evidence[(state.topic, platform.lower())] = text.split("\n", 1)[0].lstrip(
+                    "# "
+                )
+
+    @staticmethod
+    def _handles(
+        text: str,
+        seen: dict[str, str],
+        names: dict[str, str],
+        types: dict[str, str],
+        relational: set[str],
+    ) -> None:
+        for handle in _HANDLE.findall(text):
+            key = handle.lower()  # "thanks @ravi-s": a person, named without the "@"
+            seen.setdefault(key, handle)
+            names.setdefault(key, handle)
+            types[key] = "person"
+            relational.add(key)
 
     def _finish(
         self,
