@@ -29,15 +29,15 @@ _ALSO = "also_accepted"
 
 
 class QuickFields:
-    """Mixin for a serializer built on every request: its fields are copied from one prototype
-    of the class instead of deep-copied from the declarations each time.
-
-    DRF's ``Serializer.get_fields`` deep-copies every declared field per instance, and a field's
-    deep copy calls its ``__init__`` again: on think's input (twenty-odd fields) that was most
-    of the time spent validating the body. A prototype is deep-copied once per class; each
-    instance then takes a shallow copy of each field, which gets its own binding (name, parent,
-    source); a list's child is copied and bound to its list, and a nested serializer is
-    deep-copied as DRF does."""
+    # Mixin for a serializer built on every request (a comment, not a docstring: a docstring
+    # would become the schema description of every input that uses it). Its fields are copied
+    # from one prototype of the class instead of deep-copied from the declarations each time.
+    # DRF's Serializer.get_fields deep-copies every declared field per instance, and a field's
+    # deep copy calls its __init__ again: on think's input (twenty-odd fields) that was most of
+    # the time spent validating the body. A prototype is deep-copied once per class; each
+    # instance then takes a shallow copy of each field, which gets its own binding (name,
+    # parent, source); a list's child is copied and bound to its list, and a nested serializer
+    # is deep-copied as DRF does.
 
     _prototype_fields: dict[str, Any] | None = None
 
