@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -84,3 +85,22 @@ def run_to_question(client: APIClient, data: dict[str, Any]) -> dict[str, Any]:
         assert response.status_code == 200, response.content
         data = response.json()
     return data
+
+
+def one_rate_window(settings: Any, client: APIClient, per_minute: int) -> None:
+    """Set the agent's rate guard to `per_minute` and start counting where the calls a test
+    makes fall in one window.
+
+    The guard counts turns in calendar minutes. A first call that loads the local model can
+    take seconds, and a minute boundary between two counted calls would reset the count; so
+    the model is warmed first with the guard off, and when fewer than 20 s are left in this
+    minute the test waits for the next.
+    """
+    settings.AGENT_RATE_PER_MINUTE = 0
+    assert (
+        act(client, {"mode": "init", "journal_entry": {"text": "A quiet day."}}).status_code == 200
+    )
+    settings.AGENT_RATE_PER_MINUTE = per_minute
+    left = 60 - time.time() % 60
+    if left < 20:
+        time.sleep(left + 0.05)

@@ -18,6 +18,7 @@ from tests.agent.conftest import (
     advance,
     init,
     load,
+    one_rate_window,
     run_to_question,
 )
 
@@ -156,7 +157,7 @@ def test_whitespace_only_entry_is_refused_like_an_empty_one(client, text):
 
 
 def test_rate_guard_is_429(client, settings):
-    settings.AGENT_RATE_PER_MINUTE = 2
+    one_rate_window(settings, client, per_minute=2)
     init(client)
     init(client)
     response = act(client, {"mode": "init", "journal_entry": {"text": "hello"}})

@@ -10,7 +10,7 @@ from prometheus_client import REGISTRY
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from .conftest import act
+from .conftest import act, one_rate_window
 
 ENTRY = {"text": "I keep saying yes to every request at work and I am exhausted by evening."}
 API_POSTS = [
@@ -113,10 +113,10 @@ def test_sign_in_leads_to_the_journal_and_a_wrong_password_does_not(agent_cache,
 
 
 def test_the_rate_guard_counts_each_user_on_their_own(agent_cache, user, other_user, settings):
-    settings.AGENT_RATE_PER_MINUTE = 1
     first, second = APIClient(), APIClient()
     first.force_authenticate(user)
     second.force_authenticate(other_user)
+    one_rate_window(settings, second, per_minute=1)  # a turn with the guard off counts nothing
     body = {"mode": "init", "journal_entry": ENTRY}
     assert act(first, body).status_code == 200
     assert act(first, body).status_code == 429
