@@ -249,7 +249,10 @@ class HeuristicExtractor(RelationRules, ShapeRules):
         k = subject_end(sent, i)
         negated = is_negated(sent, k, i)
         before = self._subject_phrase(sent, k, names, state)
-        self._choose_subjects(sent, k, before, scan, names, state)
+        if (it := self._it_is_a(sent, before, state)) is not None:
+            scan.subjects = [it]  # "It is a Haskell program built with brick": not "program"
+        else:
+            self._choose_subjects(sent, k, before, scan, names, state)
         start = particle + 1 if particle is not None else after
         objects, i = self._objects(sent, start, pattern, names, scan.last_object)
         clause_from, scan.clause_start = scan.clause_start, i
@@ -296,6 +299,19 @@ class HeuristicExtractor(RelationRules, ShapeRules):
         if before is not None and (owned_part(sent, before) or capitalised_noun(sent, before)):
             state.owned.add(self._name(sent, before, names))
         return before
+
+    @staticmethod
+    def _it_is_a(sent: Sentence, before: tuple[int, int] | None, state: State) -> str | None:
+        """What "it" stands for when the phrase before the verb is the indefinite complement
+        of "it is a": "It is a Go binary written in ..." says something of "it"."""
+        if before is None or before[0] < 2 or sent.toks[before[0] - 1].low not in ("a", "an"):
+            return None
+        a = before[0] - 1
+        toks = sent.toks
+        copula = toks[a - 1].low in ("it's", "it’s") or (  # noqa: RUF001
+            a >= 2 and toks[a - 1].low in ("is", "was") and toks[a - 2].low == "it"
+        )
+        return (state.last_subject or state.topic) if copula else None
 
     def _choose_subjects(
         self,

@@ -27,6 +27,7 @@ KIND_NOUNS = {
     "queue", "queues", "bucket", "buckets", "target", "version",
     "minis", "mini", "dashboard", "code", "config", "port",
     "bindings", "wrapper", "tables", "schema", "runtime", "codebase", "account",
+    "program", "programs", "binary", "binaries",
 }  # fmt: skip
 # Nouns that after a name say only which of its things is meant ("the Kafka topic", "a Redis
 # subchart", "EXIF data"): dropped like kind nouns, but not themselves kinds of a technology.

@@ -9,6 +9,8 @@ import re
 from kg.extraction.clauses import (
     minimum_requirement,
 )
+from kg.extraction.entity_types import given_name
+from kg.extraction.entity_types import looks_like_person as _looks_like_person
 from kg.extraction.entity_types import resolve_type as _type
 from kg.extraction.judge import (
     apposed_name,
@@ -24,12 +26,15 @@ from kg.extraction.lexicon import (
     HEAD_TYPES,
 )
 from kg.extraction.names import KIND_NOUNS, clean, known_type
+from kg.extraction.nouns import common_noun
 from kg.extraction.phrases import (
+    ADVERBS_AUX,
     AUX_WORDS,
     Sentence,
 )
 from kg.extraction.state import (
     MIGRATION_VERBS,
+    VERSION_TOKEN,
     ExtractorBase,
     Scan,
     State,
@@ -254,14 +259,31 @@ class ShapeRules(ExtractorBase):
     ) -> None:
         """ "## Requirements" then "- Python 3.11 or newer": the item's leading name is what the
         README's project depends on."""
-        span = sent.phrase_after(0)
-        if state.topic is None or span is None or span[0] != 0:
+        if state.topic is None:
             return
-        key = self._name(sent, span, names)
-        # Under that heading a bare lower-case word is a package ("libvips"), if no generic noun.
-        if clean(names[key]) is not None:
-            self._edge(edges, state.topic, key, "depends_on")
-            state.evidence.setdefault((state.topic, key), state.sentence)
+        toks = sent.toks
+        span = sent.phrase_after(0)
+        if (span is None or span[0] != 0) and known_type(toks[0].text) is not None:
+            # "- Go 1.22": a known name that reads as a verb at a sentence's start, and its version
+            end = 1
+            while end < len(toks) and VERSION_TOKEN.fullmatch(toks[end].text):
+                end += 1
+            span = (0, end)
+        if span is None or span[0] != 0:
+            return
+        while span is not None:
+            key = self._name(sent, span, names)
+            # Under that heading a bare lower-case word is a package ("libvips"), if no generic
+            # noun.
+            if clean(names[key]) is not None:
+                self._edge(edges, state.topic, key, "depends_on")
+                state.evidence.setdefault((state.topic, key), state.sentence)
+            # "- PostgreSQL 15 with PostGIS 3.4", "- libpq and libxml2": each is required.
+            nxt = span[1]
+            if nxt >= len(toks) or toks[nxt].low not in ("with", "and", "+", ","):
+                return
+            span = sent.phrase_after(nxt + 1)
+            span = span if span is not None and span[0] == nxt + 1 else None
 
     def _minimum(
         self,
@@ -329,23 +351,61 @@ class ShapeRules(ExtractorBase):
         if state.topic is None:
             return
         for a in range(1, len(toks) - 3):
-            verb, prep = toks[a + 1], toks[a + 2]
+            if toks[a].low not in AUX_WORDS or sent.verb_at(a) is not None:
+                continue
+            v = a + 1
+            while v < len(toks) - 2 and toks[v].low in ADVERBS_AUX:
+                v += 1  # "are now served by", "is also handled by"
+            verb, prep = toks[v], toks[v + 1]
             if (
-                toks[a].low not in AUX_WORDS
-                or not re.fullmatch(r"[a-z]+(?:ed|en)|built|made|done|run|kept|sent", verb.text)
+                not re.fullmatch(r"[a-z]+(?:ed|en)|built|made|done|run|kept|sent", verb.text)
                 or prep.low not in ("by", "with", "using", "via", "through")
-                or sent.verb_at(a) is not None
-                or sent.verb_at(a + 1) is not None
+                or (sent.verb_at(v) is not None and sent.verb_within(v))
+                or (v > a + 1 and sent.verb_at(v) is not None)
             ):
                 continue
             subject = sent.phrase_before(a)
             said = sent.span(*subject) if subject is not None else ""
-            if subject is None or not (common_phrase(said) or bare(said)):
+            if subject is None or not (
+                common_phrase(said) or (bare(said) and common_noun(said)) or _plain_work(said)
+            ):
                 continue
-            span = sent.phrase_after(a + 3)
-            found = clean(sent.span(*span)) if span is not None else None
-            if span is None or found is None or not strong(found):
-                continue
-            key = self._name(sent, span, names)
-            self._edge(edges, state.topic, key, "uses")
-            state.evidence.setdefault((state.topic, key), state.sentence)
+            span = sent.phrase_after(v + 2)
+            while span is not None:
+                found = clean(sent.span(*span))
+                if found is None or not strong(found) or _person(found):
+                    break  # "shared by Ayla Brandt": a person's work, not a tool's
+                if found.split()[-1].lower() in HEAD_TYPES:
+                    break  # "driven by the catalog-sync job": a part with relations of its own
+                key = self._name(sent, span, names)
+                self._edge(edges, state.topic, key, "uses")
+                state.evidence.setdefault((state.topic, key), state.sentence)
+                # "handled by Meilisearch and Typesense": each named tool does that work.
+                nxt = span[1]
+                if nxt >= len(toks) or toks[nxt].low not in ("and", "or"):
+                    break
+                span = sent.phrase_after(nxt + 1)
+
+
+def _person(name: str) -> bool:
+    """A given name, or two plain capitalised words ("Ayla Brandt") the gazetteer does not know."""
+    return given_name(name) or (
+        len(name.split()) == 2 and _looks_like_person(name) and known_type(name) is None
+    )
+
+
+def _plain_work(surface: str) -> bool:
+    """ "the FFT work", "Card tokenisation": work named by a lower-case English noun, perhaps
+    after an acronym or a name that says what it is about, which is no product of its own."""
+    words = surface.split()
+    head = words[-1]
+    return (
+        1 < len(words) <= 3
+        and head.islower()
+        and head.isalpha()
+        and head not in HEAD_TYPES
+        and head not in KIND_NOUNS
+        and not head.endswith(("er", "or"))
+        and known_type(head) is None
+        and common_noun(head.removesuffix("s"))
+    )
