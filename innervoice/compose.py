@@ -94,14 +94,17 @@ def summary_sentence(text: str) -> str:
 
 
 def synthesis_offline(*, snippets: Sequence[Snippet]) -> str:
-    """Deterministic: the same snippets give the same text, built only from their words."""
+    """Deterministic: the same snippets give the same text, built only from their words. It
+    cites no ids, as a model's answer is stored without its own (``model_answer``): the
+    synthesis thought's one Sources line (spec 000) and ``sources_compact`` name the snippets,
+    in this order, and a page links them."""
     if not snippets:
         return (
             "No chat model answered, and none of your stored thoughts or memories match this "
             "question yet."
         )
     lines = [OFFLINE_HEADER]
-    lines += [f"- {first_sentence(s.text)} ({s.ref})" for s in snippets[:3]]
+    lines += [f"- {first_sentence(s.text)}" for s in snippets[:3]]
     return "\n".join(lines)
 
 
@@ -120,6 +123,13 @@ def lines_truncate(text: str, max_lines: int) -> str:
 
 def sources_line(sources_compact: str) -> str:
     return f"Sources: {sources_compact}" if sources_compact else "Sources: none"
+
+
+def answer_shown(content: str) -> str:
+    """A synthesis thought's text as a reader sees it beside its linked sources: without the
+    Sources line ``answer_compose`` appended and without ``thoughts:``/``kge:``/``kgo:`` ids
+    (an offline answer stored before it stopped citing them inline still has them)."""
+    return strip_sources(content).strip()
 
 
 def _cut(text: str, limit: int) -> str:

@@ -21,7 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agent.safety import Assessment, notice
-from innervoice import selectors, submissions
+from innervoice import compose, selectors, submissions
 from innervoice.api import QUERY_MAX, InnerVoiceInput
 from innervoice.models import DialogueThread
 from innervoice.services import AskParams, inner_voice_ask
@@ -229,7 +229,11 @@ def _thread(
     # Newest first: the answer just asked for is at the top of the first page.
     exchanges = selectors.thread_exchanges(thread=own).reverse()
     page: Page[Any] = Paginator(exchanges, EXCHANGES_PER_PAGE).get_page(request.GET.get("page"))
-    _add_sources(request, list(page))  # the page's own rows: the template iterates the same
+    rows = list(page)  # the page's own rows: the template iterates the same
+    _add_sources(request, rows)
+    for x in rows:
+        # The answer reads as prose; its sources are the links below it, not ids in the text.
+        x.answer_text = compose.answer_shown(x.synthesis_thought.content)
     context = {
         "thread": own,
         "exchanges": page,

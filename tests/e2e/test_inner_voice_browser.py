@@ -45,7 +45,11 @@ def test_ask_read_continue_close_and_search(page: Any, live_server: Any, stored:
     page.wait_for_selector("#exchange-1.asked")
     assert "/inner-voice/threads/" in page.url
     assert page.locator("#topic-title").inner_text() == "billing deploys"
-    assert page.locator("#exchange-1 .answer").inner_text().strip()
+    answer = page.locator("#exchange-1 .answer").inner_text()
+    assert "Billing deploys fail" in answer
+    # Readable: no ids in the text, and its sources said once, as links below it.
+    assert "thoughts:" not in answer and "Sources" not in answer
+    assert page.locator("#exchange-1").inner_text().count("Sources") == 1
     assert page.locator("#exchange-1 .feedback").inner_text().strip()
     assert page.locator("#query").input_value() == ""  # the question is not kept anywhere
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from innervoice.compose import feedback_offline
+from innervoice.compose import answer_shown, feedback_offline, sources_line, synthesis_offline
 from innervoice.retrieval import Snippet
 from kg.models import EdgeCandidate, EntityCandidate
 from tests.innervoice.conftest import FAKE_CLI, MARKER, QUERY, ask, thought_at
@@ -50,7 +50,12 @@ def test_no_chat_provider_gives_the_offline_composer_which_says_so(api, user):
     body = first.json()
     assert body["synth_provider"] == "offline-composer"
     assert body["answer"].startswith("No chat model answered")
-    assert f"thoughts:{source.id}" in body["answer"]
+    # The answer reads as prose: its source is cited once, in sources_compact and the stored
+    # thought's Sources line, never as an id inside the text.
+    assert f"thoughts:{source.id}" not in body["answer"]
+    assert body["sources_compact"] == f"thoughts:{source.id}"
+    stored = Thought.objects.get(origin="inner_voice").content
+    assert stored.count("Sources:") == 1 and stored.endswith(f"Sources: thoughts:{source.id}")
     assert "Billing keeps its invoices in Postgres." in body["answer"]
     assert body["feedback"] and len(body["feedback"].splitlines()) <= 3
     assert Thought.objects.filter(origin="inner_voice").count() == 1
@@ -130,6 +135,24 @@ def test_the_offline_follow_up_is_one_clean_question():
     assert feedback_offline(snippets=[snippet]) == (
         "What would confirm or contradict this: I keep saying yes to every meeting?"
     )
+
+
+def test_the_offline_answer_cites_no_ids_and_reads_without_its_sources_line():
+    snippets = [
+        Snippet(
+            "thought", "a673e95c-2258-5c40-b517-d818c4198075", "Checkout got slow.", 0.9, False
+        ),
+        Snippet("observation", 2, "checkout latency 2s after deploy", 0.8, False),
+    ]
+    answer = synthesis_offline(snippets=snippets)
+    assert "thoughts:" not in answer and "kgo:" not in answer and "Sources" not in answer
+    assert answer.splitlines()[1:] == ["- Checkout got slow.", "- checkout latency 2s after deploy"]
+    stored = f"{answer}\n\n{sources_line('thoughts:a673e95c-2258-5c40-b517-d818c4198075, kgo:2')}"
+    assert answer_shown(stored) == answer
+    # A synthesis stored while the offline answer still cited ids inline reads the same.
+    older = stored.replace("Checkout got slow.", "Checkout got slow. (thoughts:a673e95c-2258)")
+    assert answer_shown(older) == answer
+    assert answer_shown("No chat model answered.\n\nSources: none") == "No chat model answered."
 
 
 @pytest.mark.parametrize("mode", ["binary", "echo"])
