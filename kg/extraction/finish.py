@@ -61,7 +61,12 @@ def _cleaned(
         cleaned = None
     if cleaned is not None and key not in relational and title_noun(cleaned):
         cleaned = None  # "click Save", "Improved Performance": English words in Title Case
-    if cleaned is not None and key not in explicit and identifier(cleaned, text):
+    if (
+        cleaned is not None
+        and key not in explicit
+        and identifier(cleaned, text)
+        and not _titled(cleaned, text)
+    ):
         cleaned = None  # "sync_tasks", "max_connections", "$EDITOR": code, not a thing
     if (
         cleaned is not None
@@ -81,6 +86,11 @@ def _cleaned(
     if cleaned is not None and ("](" + cleaned in text or "://" + cleaned in text):
         cleaned = None  # a link's target: "[badge](https://img.shields.io/...)"
     return cleaned
+
+
+def _titled(name: str, text: str) -> bool:
+    """ "# rover_nav": a snake_case word that is the passage's heading names its project."""
+    return re.search(rf"^#[ \t]+{re.escape(name)}[ \t]*$", text, re.M | re.I) is not None
 
 
 def _owner_edge(

@@ -31,6 +31,7 @@ from kg.extraction.entity_types import entity_type as entity_type
 from kg.extraction.entity_types import looks_like_person as _looks_like_person
 from kg.extraction.entity_types import resolve_type as _type
 from kg.extraction.finish import clean_name, kept_edges
+from kg.extraction.instruments import InstrumentRules
 from kg.extraction.judge import (
     capitalised_noun,
     owned_part,
@@ -75,7 +76,7 @@ _DOCUMENT_WORDS = re.compile(r"\s+(?:changelog|change log|release notes|readme|d
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?)\b(?![.@]\w)")
 
 
-class HeuristicExtractor(RelationRules, ShapeRules):
+class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules):
     def __init__(
         self, *, max_entities: int = 20, max_edges: int = 30, entity_conf: float = 0.7,
         edge_conf: float = 0.6,
@@ -226,6 +227,7 @@ class HeuristicExtractor(RelationRules, ShapeRules):
         i = 0
         while i < len(sent.toks):
             i = self._relation_at(sent, i, scan, names, types, edges, state)
+        self._instruments(sent, names, edges, state)
 
     def _relation_at(
         self,
