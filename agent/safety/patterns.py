@@ -13,21 +13,49 @@ from __future__ import annotations
 import re
 
 # The writer's own self: journal writers address themselves as "you" as often as "I".
-_SELF = r"(?:myself|myslef|my self|yourself|your self)"
+# Common typing slips of "myself" count as the word (a writer in distress types fast).
+_SELF = r"(?:myself|myslef|mysefl|myelf|mysel|mself|meself|my self|yourself|your self|urself)"
 _OWN = r"(?:my|your)(?: own)?"
 SELF_HARM = [
     r"\b(?:hurt|hurting) (?:myself|myslef|my self)\b",
     rf"\b(?:harm|harming|cut|cutting|burn|burning) {_SELF}\b",
     r"\bself[- ]?harm\w*",
 ]
+# Where a word could name an ordinary life ("I don't want to live in London"), what follows
+# "live" is a place, a person or a manner: that is not a wish to die.
+_LIVE = (
+    r"live(?!\s+(?:with|in|at|near|like|there|here|on|by|so|together|abroad|alone|next|under|"
+    r"out|off|far|close|closer|somewhere|anywhere|without)\b)"
+)
 EXPLICIT = [
-    rf"\bkill(?:ed|ing|s)? {_SELF}\b",
+    rf"\bkill?(?:ed|ing|s)? {_SELF}\b",
+    # Slang and regional verbs for killing oneself; "top myself up" is phone credit.
+    rf"\b(?:top|topping|topped|neck|necking|necked|end|ending|ended) {_SELF}\b(?! up\b)",
+    rf"\b(?:do|doing|did|done) {_SELF} in\b|\bdo away with {_SELF}\b",
+    r"\b(?:eat|eating|ate|eaten|eats) (?:my|a|the) (?:own )?(?:gun|bullet|shotgun|pistol|"
+    r"rifle)\b",
+    r"\bblow(?:ing|n)? my (?:own )?brains out\b",
+    r"\bbullet (?:in|into|through) my (?:head|brain|skull)\b",
+    # A weapon held to one's own body.
+    r"\b(?:gun|rifle|pistol|shotgun|barrel|muzzle) (?:under|to|against|in|into) my "
+    r"(?:chin|head|mouth|temple)\b",
+    # Misspellings of "suicide".
+    r"\b(?:sucid|suicd|suiced|suisid|suicud|sucud|su1cid|sewerslid|sewer slid)\w*",
     rf"\b(?:hang|hanging|hanged|shoot|shooting|shot|drown|drowning|poison|poisoning) {_SELF}\b",
     rf"\b(?:unalive|off) {_SELF}\b",
     r"\bkms\b",
     r"\bsuicid\w*",
     rf"\b(?:end|ends|ending|ended|take|takes|taking|took|taken|finish|finishing) {_OWN} life\b",
-    r"\b(?:want|wanted|wanting|wanna) (?:to )?(?:die|be dead)\b",
+    r"\b(?:want|wanted|wanting|wanna|wnat|wan|watn) (?:to )?(?:die|be dead)\b",
+    # Intent in the future tense, with a time: "end it" alone (or "for good") may be a
+    # relationship or a gym membership.
+    r"\b(?:going to|gonna|goin to|will|'ll|ll|about to|ready to|want to|wanna|need to|meant to) "
+    r"end it(?: all)? (?:tonight|today|tomorrow|this week|this weekend|soon|before)"
+    r"\b(?!,? (?:with|between)\b)",
+    # Wanting out of life itself, or to stop existing.
+    r"\bwant(?:ed|s)? (?:out of|to leave) (?:this )?life\b(?! of\b)",
+    r"\b(?:want|wanna|wanted) to (?:stop existing|not exist|stop living|not be alive|never wake "
+    r"up)\b",
     r"\b(?:'d|would|id) (?:much )?rather be dead\b",
     r"\b(?:plan|planning|planned|try|trying|tried|intend|intending|decided|chose) to (?:die|be "
     r"dead|end it(?: all)?|jump|kill (?:myself|yourself))\b",
@@ -46,8 +74,8 @@ EXPLICIT = [
     r"\bwish(?:ed)? (?:i was|i were|i'd|id|you were|you was) dead\b",
     r"\bwish (?:i|you) (?:could )?(?:just )?(?:not wake up|wasn't (?:here|alive)|weren't (?:here|"
     r"alive)|didn't exist)\b",
-    r"\b(?:don't|dont|do not) (?:want|wanna) (?:to )?(?:be alive|live|exist|be here anymore|wake "
-    r"up)\b",
+    rf"\b(?:don't|dont|do not|no longer|not|never) (?:want|wanna|wanting) (?:to )?(?:be alive|{_LIVE}|"
+    r"exist|be here (?:anymore|any more|any longer|no more)|wake up)\b",
     r"\bbetter off dead\b",
     r"\boverdos\w*",
     r"\bno reason to (?:live|go on|keep going)\b",

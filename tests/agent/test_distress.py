@@ -147,6 +147,13 @@ def test_dark_but_safe_writing_is_not_flagged(text: str) -> None:
         "I keep hoping I'll go to sleep and never wake up.",
         "lol no, not the joke kind. i wanna die and i mean it",
         "By the time anyone reads this I will have taken my life.",
+        # Slang, typing slips, the future tense with a time, wanting out of life itself.
+        "gonna neck myself if next week is anything like this one",
+        "im so tired of this. i want to kil myslef",
+        "Looked up sewerslide methods again at 3am.",
+        "I'll end it this weekend when the flat is empty.",
+        "Nothing has changed in a year. I want out of this life.",
+        "I no longer want to be alive, and I mean it plainly.",
     ],
 )
 def test_explicit_statements_are_always_risk(text: str) -> None:
@@ -166,6 +173,11 @@ def test_someone_elses_words_about_the_writer_are_not_explicit() -> None:
         # Hyperbole and idioms.
         "I'd rather die than sing karaoke at the work party.",
         "Don't kill yourself over the quarterly report, said my manager, which was kind.",
+        # Everyday senses of the same words.
+        "Need to top myself up on phone credit before the trip.",
+        "I don't want to live in London anymore, the rent is absurd.",
+        "The gym membership is a waste. Going to end it for good and walk to work instead.",
+        "I'm going to end it with Sam tonight, it's been over for months.",
     ],
 )
 def test_quoted_questions_and_hyperbole_are_not_explicit(text: str) -> None:
