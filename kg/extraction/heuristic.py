@@ -42,6 +42,7 @@ from kg.extraction.lexicon import (
     NOT_NAMES,
     PRONOUNS,
 )
+from kg.extraction.mentions import MentionRules
 from kg.extraction.names import clean, known_lower
 from kg.extraction.phrases import (
     RELATIVE,
@@ -76,7 +77,7 @@ _DOCUMENT_WORDS = re.compile(r"\s+(?:changelog|change log|release notes|readme|d
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?)\b(?![.@]\w)")
 
 
-class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules):
+class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules, MentionRules):
     def __init__(
         self, *, max_entities: int = 20, max_edges: int = 30, entity_conf: float = 0.7,
         edge_conf: float = 0.6,
@@ -142,6 +143,7 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules):
         title = _DOCUMENT_WORDS.sub("", heading.group(1)) if heading else ""
         if heading and clean(title):
             state.topic = title.lower()
+            state.titled = True
             seen[state.topic] = title
             names[state.topic] = title
             types[state.topic] = "project"
@@ -153,6 +155,7 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules):
             or first_person_topic(text)
         ):
             state.topic = logged.lower()  # "day 12 on the weather station": what the log is about
+            state.titled = True
             seen[state.topic] = names[state.topic] = logged
             types[state.topic] = "project"
             relational.add(state.topic)
@@ -228,6 +231,7 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules):
         while i < len(sent.toks):
             i = self._relation_at(sent, i, scan, names, types, edges, state)
         self._instruments(sent, names, edges, state)
+        self._mentions(sent, names, edges, state)
 
     def _relation_at(
         self,

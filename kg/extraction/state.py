@@ -26,6 +26,7 @@ class State:
     object for "it" and "which", phrases seen only indefinitely, and each edge's sentence."""
 
     topic: str | None = None
+    titled: bool = False  # the topic is the passage's title (a heading, a log's opening line)
     last_subject: str | None = None
     last_object: str | None = None
     sentence: str = ""

@@ -1,0 +1,112 @@
+"""A README's, changelog's or work log's sentences about its own project often name no subject
+("Written in Go", "Uses SQLite for storage"), or "it", or a part of the project in common words
+("Impulse responses are loaded from WAV files"), with a verb no pattern knows. When the passage
+has a title (a heading, or a log's or release note's opening line), a known technology, library,
+tool or service named in such a sentence is one the project uses; the preposition before the
+name says how ("on" runs on, "from" reads from, "to" writes to, "in ... written" built with).
+
+Not drawn: names after "from" in a migration or before "instead of" (the replaced end), names in
+a negated, hypothetical or question sentence, names already at an end of an edge from the same
+sentence, and people."""
+
+from __future__ import annotations
+
+from kg.extraction.entity_types import given_name
+from kg.extraction.judge import bare, common_phrase, owned_part
+from kg.extraction.lexicon import DETERMINERS
+from kg.extraction.names import clean, known_type
+from kg.extraction.nouns import plain_word
+from kg.extraction.phrases import Sentence
+from kg.extraction.state import MIGRATION_VERBS, ExtractorBase, State
+
+_KINDS = ("technology", "library", "tool", "service")
+_NEGATION = {
+    "not", "no", "never", "without", "dropped", "removed", "drop", "remove", "deprecated",
+    "instead", "rather", "unsupported", "longer", "replaced", "replace", "swapped",
+    "won't", "don't", "doesn't", "didn't", "isn't", "can't", "cannot", "retired", "gone",
+}  # fmt: skip
+_HYPOTHETICAL = {
+    "want", "wants", "would", "could", "should", "might", "plan", "planning", "maybe",
+    "perhaps", "consider", "considering", "next", "todo", "try", "trying", "if", "whether",
+    "will", "hope", "tomorrow", "later", "someday", "eventually",
+}  # fmt: skip
+# The preposition before a name -> the relation of the project to it.
+_BY_PREPOSITION = {
+    "on": "runs_on", "from": "reads_from", "to": "writes_to", "into": "writes_to",
+    "as": "writes_to", "with": "uses", "via": "uses", "through": "uses", "using": "uses",
+    "by": "uses", "in": "uses", "for": "integrates_with",
+}  # fmt: skip
+_OPENING_PARTS = ("it", "it's", "its", "this", "the", "our", "my", "all", "each", "every")
+
+
+class MentionRules(ExtractorBase):
+    def _mentions(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        topic = state.topic
+        toks = sent.toks
+        if topic is None or not state.titled or not toks:
+            return
+        if state.sentence.rstrip().endswith("?") or any(
+            t.low in _NEGATION or t.low in _HYPOTHETICAL or t.low in MIGRATION_VERBS for t in toks
+        ):
+            return
+        if not self._about_topic(sent, names, state):
+            return
+        ends = {
+            key for pair, said in state.evidence.items() if said == state.sentence for key in pair
+        }
+        i = 0
+        while i < len(toks):
+            span = sent.phrase_after(i)
+            if span is None or span[0] != i + self._skipped(sent, i):
+                i += 1
+                continue
+            found = clean(sent.span(*span))
+            i = span[1]
+            if found is None or known_type(found) not in _KINDS or given_name(found):
+                continue
+            key = sent.span(*span).lower()
+            if key == topic or key in ends or found.lower() in ends:
+                continue
+            first = span[0]
+            while first > 0 and sent.toks[first - 1].low in DETERMINERS:
+                first -= 1
+            prep = toks[first - 1].low if first > 0 else ""
+            if prep == "for" and first > 1 and known_type(toks[first - 2].text) is not None:
+                continue  # "written as VTK for ParaView": the format serves the viewer
+            rel = _BY_PREPOSITION.get(prep, "uses")
+            names.setdefault(key, sent.span(*span))
+            self._edge(edges, topic, key, rel)
+            state.evidence.setdefault((topic, key), state.sentence)
+
+    @staticmethod
+    def _skipped(sent: Sentence, i: int) -> int:
+        n = 0
+        while i + n < len(sent.toks) and sent.toks[i + n].low in DETERMINERS:
+            n += 1
+        return n
+
+    @staticmethod
+    def _about_topic(sent: Sentence, names: dict[str, str], state: State) -> bool:
+        """The sentence speaks of the project: it opens with its name, "it", a part of it in
+        common words, or a verb or participle (no subject at all)."""
+        toks = sent.toks
+        first = toks[0]
+        if first.low in ("it", "it's", "its"):
+            return True
+        if plain_word(first.low) and not first.low.endswith(("ed", "en", "s")):
+            return False  # "Install it from PyPI with pip": an instruction to the reader
+        span = sent.phrase_after(0)
+        if span is None:
+            return first.text[:1].isupper() and first.low.endswith(("ed", "es", "s"))
+        said = sent.span(*span)
+        if said.lower() == state.topic or said.lower().startswith(f"{state.topic} "):
+            return True
+        if span[0] > 0 and toks[0].low in _OPENING_PARTS:
+            return common_phrase(said) or bare(said) or owned_part(sent, span)
+        return span[0] == 0 and (common_phrase(said) or bare(said.lower()))
