@@ -160,7 +160,9 @@ def glossed_topic(text: str) -> str | None:
 _NAME = r"[\w.+-]+(?: [\w.+-]+){0,2}?"
 _RELEASE_OPENING = re.compile(
     rf"\A[ \t#*_]*(?:(?P<before>{_NAME}):?[ \t]+(?:release notes|changelog|change log)\b"
-    rf"|(?:release notes|changelog|change log) for (?P<after>{_NAME})\b)",
+    rf"|(?:release notes|changelog|change log) for (?P<after>{_NAME})\b"
+    # "Version 3.1 of Tidepool is out": a release announcement names its project.
+    rf"|(?:version|release) v?\d[\w.]* of (?P<of>{_NAME})\b(?= is\b| has\b|,|:))",
     re.IGNORECASE,
 )
 
@@ -191,7 +193,8 @@ def release_topic(text: str) -> str | None:
     if match is None and heading is None:
         return None
     found = heading.group("name") if heading else ""
-    name = clean(found or (match.group("before") or match.group("after") if match else ""))
+    said = match.group("before") or match.group("after") or match.group("of") if match else ""
+    name = clean(found or said or "")
     return name if name is not None and any(name_like(w) for w in name.split()) else None
 
 

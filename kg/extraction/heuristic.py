@@ -73,7 +73,11 @@ from kg.extraction.state import (
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
 
 _HEADING = re.compile(r"\A\s*#\s+([\w.\-]+(?: [\w.\-]+){0,3})\s*$", re.MULTILINE)
-_DOCUMENT_WORDS = re.compile(r"\s+(?:changelog|change log|release notes|readme|docs)$", re.I)
+_DOCUMENT_WORDS = re.compile(
+    r"\s+(?:changelog|change log|release notes|readme|docs)$"
+    r"|^(?:changelog|change log|release notes) for\s+",
+    re.I,
+)
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?)\b(?![.@]\w)")
 
 
@@ -219,6 +223,7 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules, MentionRule
         self._from_to(sent, names, edges, state)
         self._copula(sent, names, edges, state)
         self._apposed(sent, names, edges, state)
+        self._apposed_after(sent, names, edges, state)
         self._passive_tool(sent, names, edges, state)
         if (pair := paired_on(sent)) is not None:
             person, thing = (self._name(sent, span, names) for span in pair)
@@ -297,8 +302,14 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules, MentionRule
         before = sent.phrase_before(k)
         if before is not None and before[0] >= 1 and toks[before[0] - 1].low in ("a", "an"):
             a = before[0] - 1
+            # "Saleor, a commerce platform written in Python", "harbor-beats, is a BEATs model
+            # trained on": the name set off by the comma is what the participle speaks of.
+            b = a - 1 if a >= 1 and toks[a - 1].low in AUX else a
+            b = b - 1 if b >= 1 and toks[b - 1].text == "," else b
             if a >= 2 and toks[a - 1].low in AUX and sent.phrase_before(a - 1) is not None:
                 before = sent.phrase_before(a - 1)
+            elif b < a and (named := sent.phrase_before(b)) is not None and named[1] == b:
+                before = named
             else:
                 self._name(sent, before, names)
                 state.indefinite.add(sent.span(*before).lower())

@@ -152,6 +152,39 @@ class ShapeRules(ExtractorBase):
             self._edge(edges, key, tech.lower(), "built_with")
             state.evidence.setdefault((key, tech.lower()), state.sentence)
 
+    def _apposed_after(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "soilsink, a tiny Go service that ...", "TinyUSB, a C library linked in": a name
+        glossed by an indefinite kind noun after a known language or framework is built with it."""
+        toks = sent.toks
+        for c in range(1, len(toks) - 2):
+            if toks[c].text != "," or toks[c + 1].low not in ("a", "an"):
+                continue
+            named = sent.phrase_before(c)
+            kind = sent.phrase_after(c + 1)
+            if named is None or kind is None or named[1] != c:
+                continue
+            end = kind[1]
+            if end + 1 < len(toks) and toks[end].text == "," and toks[end + 1].low in ("or", "and"):
+                continue  # "to stdout, a local DuckDB database, or an S3 prefix": a list
+            surface = sent.span(*named)
+            if not apposed_name(surface) or clean(surface) is None:
+                continue
+            words = sent.span(*kind).split()
+            tech = known_tech(words)
+            head = words[-1].lower()
+            if tech is None or not (head in KIND_NOUNS or head in HEAD_TYPES):
+                continue
+            key = self._name(sent, named, names)
+            names.setdefault(tech.lower(), tech)
+            self._edge(edges, key, tech.lower(), "built_with")
+            state.evidence.setdefault((key, tech.lower()), state.sentence)
+
     def _made_of(
         self,
         sent: Sentence,
