@@ -38,6 +38,13 @@ def clean_name(
     """One raw phrase into ``done``: its clean name and hinted type, and its owner's edge when
     it is written as a possessive."""
     owner, thing = possessive(surface)
+    hosted = _HOSTED.fullmatch(thing)
+    host = None
+    if hosted and (hosted.group("tick") or not hosted.group("name")[:1].isupper()):
+        host = hosted.group("host")
+        host = host if host is not None and known_type(host) is not None else None
+        if host is not None or hosted.group("tick"):
+            thing = hosted.group("name")  # "the `ledger.settled` Kafka topic": Kafka's topic
     cleaned = _cleaned(key, surface, thing, relational, explicit, text)
     done.mapping[key] = cleaned.lower() if cleaned else None
     if cleaned is None:
@@ -47,6 +54,19 @@ def clean_name(
         done.types.setdefault(cleaned.lower(), types[key])
     if owner and (owned := clean(owner)) is not None and not bare(owned):
         _owner_edge(done, key, owned, cleaned, evidence, text)
+    if host is not None and host.lower() != cleaned.lower():
+        done.final.setdefault(host.lower(), host)
+        pair = (cleaned.lower(), host.lower())
+        done.extra[pair] = "part_of"
+        done.extra_evidence[pair] = next((v for (a, b), v in evidence.items() if key in (a, b)), "")
+
+
+# "`ledger.settled` Kafka topic", "payouts Postgres table": a named topic, table or queue of a
+# known broker or database, which the guidelines make a part of it.
+_HOSTED = re.compile(
+    r"(?P<name>[\w.\-/]+)(?P<tick>`)?\s+(?:(?P<host>[A-Z][\w.\-]*(?: [A-Z][\w.\-]*)?)\s+)?"
+    r"(?:topics?|tables?|queues?|buckets?|partitions?|schemas?|streams?|indexes|index)"
+)
 
 
 def _cleaned(

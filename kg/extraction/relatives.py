@@ -1,0 +1,104 @@
+"""Relative clauses whose object is the phrase before them: "the raw schema, which Fivetran
+loads every hour", "the `sessions` table that dbt builds", "WordPress, which Next.js reads
+through WPGraphQL". The relative clause's subject is the source and the phrase before "which"
+or "that" the target; the verb says the relation. Only verbs whose object is plainly a store or
+a stream are read, and the clause must leave the verb without an object of its own."""
+
+from __future__ import annotations
+
+from kg.extraction.judge import strong
+from kg.extraction.lexicon import DETERMINERS
+from kg.extraction.names import clean
+from kg.extraction.phrases import ADVERBS_AUX, Sentence
+from kg.extraction.state import ExtractorBase, State
+
+# Verb (any of its forms) -> the relation from the relative clause's subject to the phrase.
+_VERBS: dict[str, str] = {}
+for _forms, _rel in (
+    ("consume consumes consumed", "consumes_from"),
+    ("read reads", "reads_from"),
+    ("poll polls polled", "reads_from"),
+    ("query queries queried", "reads_from"),
+    ("open opens", "reads_from"),
+    ("scrape scrapes scraped", "reads_from"),
+    ("load loads loaded", "writes_to"),
+    ("build builds", "writes_to"),
+    ("populate populates populated", "writes_to"),
+    ("fill fills filled", "writes_to"),
+    ("feed feeds fed", "writes_to"),
+    ("write writes wrote", "writes_to"),
+    ("refresh refreshes refreshed", "writes_to"),
+    ("produce produces produced", "writes_to"),
+    ("use uses used", "uses"),
+    ("call calls called", "calls"),
+    ("monitor monitors monitored", "monitors"),
+    ("watch watches watched", "monitors"),
+    ("own owns owned", "owns"),
+    ("maintain maintains maintained", "maintains"),
+):
+    for _form in _forms.split():
+        _VERBS[_form] = _rel
+# Words that may follow the verb when the relative's object is the phrase before it.
+_AFTER_GAP = {
+    "every", "each", "nightly", "daily", "hourly", "weekly", "through", "via", "with", "on",
+    "for", "at", "in", "from", "lazily", "directly", "automatically", "once", "twice", "and",
+    "but", "then", "now", "too", "as", "before", "after",
+}  # fmt: skip
+
+
+class RelativeRules(ExtractorBase):
+    def _object_relatives(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        toks = sent.toks
+        for r in range(1, len(toks) - 2):
+            if toks[r].low not in ("which", "that"):
+                continue
+            j = r - 1 if toks[r - 1].text == "," else r
+            if toks[r].low == "which" and j == r:
+                continue  # "which" without a comma asks a question or picks one out
+            target = sent.phrase_before(j)
+            subject = sent.phrase_after(r + 1)
+            if target is None or subject is None or target[1] != j:
+                continue
+            # "which Fivetran loads every hour": the phrase scan reads on through the verb.
+            cut = next(
+                (x for x in range(subject[0] + 1, subject[1]) if toks[x].low in _VERBS), None
+            )
+            subject = (subject[0], cut) if cut is not None else subject
+            if any(toks[x].low not in DETERMINERS for x in range(r + 1, subject[0])):
+                continue
+            v = subject[1]
+            while v < len(toks) and (toks[v].low in ADVERBS_AUX or toks[v].low == "can"):
+                v += 1
+            if v >= len(toks) or toks[v].low not in _VERBS:
+                continue
+            if v + 1 < len(toks) and toks[v + 1].low not in _AFTER_GAP:
+                continue  # "which Fivetran loads into Snowflake" reads on with its own object
+            self._relative_edge(sent, subject, target, _VERBS[toks[v].low], names, edges, state)
+
+    def _relative_edge(
+        self,
+        sent: Sentence,
+        subject: tuple[int, int],
+        target: tuple[int, int],
+        rel: str,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        said = clean(sent.span(*subject))
+        what = clean(sent.span(*target))
+        if said is None or what is None:
+            return
+        definite = subject[0] > 0 and sent.toks[subject[0] - 1].low == "the"
+        if not (strong(said) or definite):
+            return  # "which we download": no name for the doer
+        src = self._name(sent, subject, names)
+        dst = self._name(sent, target, names)
+        self._edge(edges, src, dst, rel)
+        state.evidence.setdefault((src, dst), state.sentence)
