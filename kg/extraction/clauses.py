@@ -162,7 +162,8 @@ _RELEASE_OPENING = re.compile(
     rf"\A[ \t#*_]*(?:(?P<before>{_NAME}):?[ \t]+(?:release notes|changelog|change log)\b"
     rf"|(?:release notes|changelog|change log) for (?P<after>{_NAME})\b"
     # "Version 3.1 of Tidepool is out": a release announcement names its project.
-    rf"|(?:version|release) v?\d[\w.]* of (?P<of>{_NAME})\b(?= is\b| has\b|,|:))",
+    rf"|(?:version|release) v?\d[\w.]* of (?P<of>{_NAME})\b(?= is\b| has\b|,|:)"
+    rf"|(?:shipped|released) v?\d[\w.]* of (?P<shipped>{_NAME})\b(?= to\b| on\b|[.,:]))",
     re.IGNORECASE,
 )
 
@@ -193,7 +194,11 @@ def release_topic(text: str) -> str | None:
     if match is None and heading is None:
         return None
     found = heading.group("name") if heading else ""
-    said = match.group("before") or match.group("after") or match.group("of") if match else ""
+    said = (
+        match.group("before") or match.group("after") or match.group("of") or match.group("shipped")
+        if match
+        else ""
+    )
     name = clean(found or said or "")
     return name if name is not None and any(name_like(w) for w in name.split()) else None
 

@@ -65,7 +65,8 @@ def clean_name(
 # known broker or database, which the guidelines make a part of it.
 _HOSTED = re.compile(
     r"(?P<name>[\w.\-/]+)(?P<tick>`)?\s+(?:(?P<host>[A-Z][\w.\-]*(?: [A-Z][\w.\-]*)?)\s+)?"
-    r"(?:topics?|tables?|queues?|buckets?|partitions?|schemas?|streams?|indexes|index)"
+    r"(?:topics?|tables?|queues?|buckets?|partitions?|schemas?|streams?|indexes|index"
+    r"|(?<=` )(?:metrics|logs|traces|events))"
 )
 
 

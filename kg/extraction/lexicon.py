@@ -223,6 +223,17 @@ def _aux_passives(aux: str) -> list[VerbPattern]:
         ("powered", "powers"),
         ("triggered", "triggers"),
         ("monitored", "monitors"),
+        # "The Parquet output is read by DuckDB", "fed by Segment": the agent is the source.
+        ("read", "reads_from"),
+        ("pulled", "reads_from"),
+        ("polled", "reads_from"),
+        ("queried", "reads_from"),
+        ("ingested", "reads_from"),
+        ("scraped", "monitors"),
+        ("watched", "monitors"),
+        ("fed", "writes_to"),
+        ("populated", "writes_to"),
+        ("filled", "writes_to"),
     ):
         patterns.append(VerbPattern((aux, past, "by"), rel, reverse=True))
     return patterns

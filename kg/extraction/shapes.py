@@ -19,6 +19,7 @@ from kg.extraction.judge import (
     known_tech,
     migratable,
     owned_part,
+    possessive,
     replaceable,
     strong,
 )
@@ -39,6 +40,22 @@ from kg.extraction.state import (
     Scan,
     State,
 )
+
+_HOST_NOUNS = {"box", "node", "server", "host", "vm", "instance", "cluster", "machine", "nuc", "pi"}
+
+
+def _unopened(phrase: str) -> str:
+    """ "Card tokenisation" at a sentence's start: the capital is the sentence's, not a name's."""
+    return phrase[:1].lower() + phrase[1:] if phrase.split()[0].istitle() else phrase
+
+
+def _named(phrase: str) -> bool:
+    """A name by its spelling, not only by an acronym before common words ("HTTP client")."""
+    words = phrase.split()
+    if not strong(phrase):
+        return False
+    acronym = [w for w in words if w.isalpha() and w.isupper() and len(w) <= 5]
+    return not (acronym and all(w in acronym or w.islower() for w in words))
 
 
 class ShapeRules(ExtractorBase):
@@ -269,7 +286,7 @@ class ShapeRules(ExtractorBase):
         if verb is None:
             return
         for k in range(verb + 1, len(toks)):
-            if toks[k].low != "from" or (k == verb + 1):
+            if toks[k].low != "from":
                 continue
             first = sent.phrase_after(k + 1)
             if first is None or first[1] >= len(toks) or toks[first[1]].low != "to":
@@ -278,10 +295,53 @@ class ShapeRules(ExtractorBase):
             if second is None:
                 return
             old, new = self._name(sent, first, names), self._name(sent, second, names)
-            if migratable(names[old]) and migratable(names[new]):
+            if not (migratable(names[old]) and migratable(names[new])):
+                return
+            if k > verb + 1:  # "moved from X to Y" is the verb scan's
                 self._edge(edges, old, new, "replaced_by")
                 state.evidence.setdefault((old, new), state.sentence)
+            self._migrated(sent, verb, k, (first, second), names, edges, state)
             return
+
+    def _migrated(
+        self,
+        sent: Sentence,
+        verb: int,
+        k: int,
+        ends: tuple[tuple[int, int], tuple[int, int]],
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "Migrated the networking layer from Retrofit to Ktor", "Physics moved from X to Jolt":
+        what was moved now has the new end (the passage's project when the moved thing is named
+        in common words); "ported ... to Python" is built with it, a move to a host runs on it."""
+        toks = sent.toks
+        moved = sent.phrase_after(verb + 1) if k > verb + 1 else sent.phrase_before(verb)
+        if moved is None or (k > verb + 1 and moved[1] != k):
+            return
+        said = sent.span(*moved)
+        owner, thing = possessive(said)
+        if owner is not None and clean(owner) is not None and _named(owner):
+            holder: str | None = owner.lower()  # "Fieldnote's image uploads": Fieldnote's
+            names.setdefault(owner.lower(), owner)
+        elif clean(thing) is None:
+            holder = None
+        elif _named(_unopened(thing) if moved[0] == 0 else thing) and not owned_part(sent, moved):
+            holder = self._name(sent, moved, names)
+        elif state.topic is not None and state.titled:
+            holder = state.topic  # "Card tokenisation moved", "the local database": the project's
+        elif thing.islower() and thing.split()[-1] in KIND_NOUNS | set(HEAD_TYPES):
+            holder = self._name(sent, moved, names)  # "moved the eval cron from ... to ..."
+        else:
+            holder = None
+        if holder is None:
+            return
+        new = self._name(sent, ends[1], names)
+        host = {sent.toks[ends[0][1] - 1].low, toks[ends[1][1] - 1].low} & _HOST_NOUNS
+        rel = "built_with" if toks[verb].low.startswith("port") else "runs_on" if host else "uses"
+        self._edge(edges, holder, new, rel)
+        state.evidence.setdefault((holder, new), state.sentence)
 
     def _required(
         self,
