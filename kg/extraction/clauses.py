@@ -268,17 +268,28 @@ def release_platform(text: str) -> str | None:
 _REQUIREMENTS_HEADING = re.compile(
     r"\s*#{1,6}\s*(?:requirements|dependencies|prerequisites|requires)\b", re.IGNORECASE
 )
+_STACK_HEADING = re.compile(
+    r"\s*#{1,6}\s*(?:(?:tech(?:nology)?\s+)?stack|built\s+with|powered\s+by|tooling)\s*$",
+    re.IGNORECASE,
+)
 _BULLET = re.compile(r"[ \t]*[-*+]\s+")
 
 
-def required_items(text: str) -> set[int]:
+def required_items(text: str) -> dict[int, str]:
     """Where each list item under a "Requirements", "Dependencies" or "Prerequisites" heading
-    starts (its first word)."""
-    found: set[int] = set()
-    under = False
+    starts (its first word), with the relation its name has to the project: ``depends_on``, or
+    ``uses`` under a "Stack" or "Built with" heading."""
+    found: dict[int, str] = {}
+    under: str | None = None
     for line in re.finditer(r"[^\n]+", text):
         if re.match(r"\s*#{1,6}\s", line.group()):
-            under = _REQUIREMENTS_HEADING.match(line.group()) is not None
+            under = (
+                "depends_on"
+                if _REQUIREMENTS_HEADING.match(line.group())
+                else "uses"
+                if _STACK_HEADING.match(line.group())
+                else None
+            )
         elif under and (item := _BULLET.match(line.group())):
-            found.add(line.start() + item.end())
+            found[line.start() + item.end()] = under
     return found

@@ -111,7 +111,7 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules, MentionRule
                 text[toks[0].start : toks[-1].end],
             )
             if toks[0].start in required:
-                self._required(sent, seen, edges, state)
+                self._required(sent, seen, edges, state, required[toks[0].start])
             self._minimum(sent, seen, edges, state)
             self._relations(sent, seen, types, edges, state)
             # A phrase becomes an entity only when it completes a relation: "the plan" in

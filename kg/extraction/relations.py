@@ -3,6 +3,8 @@ implied subject (the passage's project), and the types a relation hints for its 
 
 from __future__ import annotations
 
+import re
+
 from kg.extraction.entity_types import looks_like_person as _looks_like_person
 from kg.extraction.judge import (
     bare,
@@ -31,6 +33,9 @@ from kg.extraction.state import (
     Scan,
     State,
 )
+
+_PARENTHESISED = re.compile(r"[ \t]*\(([^()\n]{1,160})\)")
+_LIST_SPLIT = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
 
 class RelationRules(ExtractorBase):
@@ -146,7 +151,10 @@ class RelationRules(ExtractorBase):
                 # A phrase followed by a verb is the next clause's subject, not an object.
                 if objects and span[1] < len(toks) and sent.verb_at(span[1]) is not None:
                     break
-                objects.append(self._name(sent, span, names))
+                listed = self._listed(sent, span, names)
+                if not listed or strong(names.get(sent.span(*span).lower(), "")):
+                    objects.append(self._name(sent, span, names))
+                objects += listed  # "runs eval suites (GSM8K, HumanEval)": each suite
                 i = span[1]
             if pattern.two_objects and len(objects) == 1:
                 if i < len(toks) and toks[i].low == pattern.two_objects:
@@ -162,6 +170,23 @@ class RelationRules(ExtractorBase):
                 return objects, nxt  # "uses A and reads from B": same subject
             i = nxt
         return objects, max(i, start + 1)
+
+    def _listed(self, sent: Sentence, span: tuple[int, int], names: dict[str, str]) -> list[str]:
+        """The names listed in parentheses right after an object: "evaluation suites (GSM8K,
+        HumanEval, TruthfulQA)" names three suites. A single name there is a gloss, not a list."""
+        end = sent.toks[span[1] - 1].end
+        found = _PARENTHESISED.match(sent.text, end)
+        if found is None:
+            return []
+        items = [w.strip() for w in _LIST_SPLIT.split(found.group(1)) if w.strip()]
+        if len(items) < 2 or not all(clean(w) is not None and strong(w) for w in items):
+            return []
+        keys = []
+        for item in items:
+            name = clean(item) or item
+            names.setdefault(name.lower(), name)
+            keys.append(name.lower())
+        return keys
 
     @staticmethod
     def _types(src: str, dst: str, rel: str, names: dict[str, str], types: dict[str, str]) -> None:

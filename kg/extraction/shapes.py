@@ -349,9 +349,10 @@ class ShapeRules(ExtractorBase):
         names: dict[str, str],
         edges: dict[tuple[str, str], str],
         state: State,
+        rel: str = "depends_on",
     ) -> None:
         """ "## Requirements" then "- Python 3.11 or newer": the item's leading name is what the
-        README's project depends on."""
+        README's project depends on (``rel``; under "## Stack" it is what the project uses)."""
         if state.topic is None:
             return
         toks = sent.toks
@@ -369,7 +370,7 @@ class ShapeRules(ExtractorBase):
             # Under that heading a bare lower-case word is a package ("libvips"), if no generic
             # noun.
             if clean(names[key]) is not None:
-                self._edge(edges, state.topic, key, "depends_on")
+                self._edge(edges, state.topic, key, rel)
                 state.evidence.setdefault((state.topic, key), state.sentence)
             # "- PostgreSQL 15 with PostGIS 3.4", "- libpq and libxml2": each is required.
             nxt = span[1]
