@@ -1,6 +1,7 @@
-"""Browser pages of the knowledge graph: semantic search and a list by type, and an entity with
+"""Browser pages of the knowledge graph: semantic search and a list by type, an entity with
 its observations, edges, the thoughts it was drawn from (to their owner only) and its
-neighbourhood drawn as a graph whose nodes open their entities.
+neighbourhood drawn as a graph whose nodes open their entities, and for moderators the review
+queue, each candidate beside the sentence it was drawn from.
 
 The same selectors as the API (``kg_search``, ``memories_visible_to``, ``visible_edges``,
 ``entity_neighbors``): a memory drawn from someone else's private thought is a 404 here as
@@ -8,21 +9,27 @@ there, and a source thought is named only to its owner (``selectors.own_source_i
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
-from kg import selectors
+from kg import selectors, services
+from kg.api.moderation import KgDecisionItem, decision_items
 from kg.api.permissions import MODERATE
-from kg.models import Edge, Entity, Observation
+from kg.models import Edge, EdgeCandidate, Entity, EntityCandidate, Observation
 from legacymind.errors import ServiceError
+from legacymind.users import signed_in
 from legacymind.web.graph import Drawing, Node, drawing, ring
 from legacymind.web.graph import Edge as Line
 
@@ -116,9 +123,130 @@ def _node(ent: Entity, x: float, y: float, classes: str) -> Node:
     return Node(str(ent.pk), ent.name, href, f"{ent.name} ({ent.entity_type})", classes, x, y)
 
 
+REVIEW_PER_PAGE = 20
+# The queue's kinds as the API's ``target`` names them, with the words the page uses.
+REVIEW_KINDS = {
+    "mixed": "all",
+    "entity": "entities",
+    "relationship": "connections",
+    "observation": "observations",
+}
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def _moderator(request: HttpRequest) -> None:
+    if not request.user.has_perm(MODERATE):
+        raise PermissionDenied("Only knowledge-graph moderators review candidates.")
+
+
+@never_cache
+@login_required
+@require_GET
+def review(request: HttpRequest) -> HttpResponse:
+    """The pending candidates, newest first, as the API's ``GET /api/v1/kg/candidates/``
+    (``candidate_queue``), a page at a time; entities with the likely canonical entities an
+    alias may name (``suggestions_for``, as ``suggest=true``)."""
+    _moderator(request)
+    kind = request.GET.get("kind", "mixed")
+    kind = kind if kind in REVIEW_KINDS else "mixed"
+    queue = selectors.candidate_queue(target=kind, status="pending")
+    # The queue pages as the API's paginator reads it: count() and a slice.
+    pages: Paginator[selectors.AnyCandidate] = Paginator(queue, REVIEW_PER_PAGE)  # type: ignore[arg-type]
+    page = pages.get_page(request.GET.get("page"))
+    rows: list[selectors.AnyCandidate] = list(page)
+    entities = [c for c in rows if isinstance(c, EntityCandidate)]
+    suggested = selectors.suggestions_for(entities, viewer=request.user) if entities else {}
+    candidates = [
+        {
+            "row": c,
+            "kind": selectors.candidate_kind(c),
+            "evidence": _evidence(c, request.user.pk),
+            "suggestions": suggested.get(c.pk, []) if isinstance(c, EntityCandidate) else [],
+        }
+        for c in rows
+    ]
+    context = {
+        "page": page,
+        "candidates": candidates,
+        "kind": kind,
+        "kinds": REVIEW_KINDS,
+        "kind_label": REVIEW_KINDS[kind],
+        "keep": f"kind={kind}&",
+    }
+    return render(request, "kg/review.html", context)
+
+
+@never_cache
+@login_required
+@require_POST
+def review_decide(request: HttpRequest) -> HttpResponse:
+    """One decision, read by the API's own item (``KgDecisionItem``) and applied by the service
+    ``POST /api/v1/kg/candidates/decide`` calls (``candidates_decide``); back to the queue."""
+    _moderator(request)
+    fields = ("id", "kind", "decision", "note", "canonical_id")
+    # A form's text, read as the API reads a query string (QueryDict): "12" is the id 12.
+    data = QueryDict(mutable=True)
+    for f in fields:
+        if request.POST.get(f, "").strip():
+            data[f] = request.POST[f]
+    if data.get("decision") != "alias":
+        data.pop("canonical_id", None)  # the alias box may hold a choice another button ignores
+    item = KgDecisionItem(data=data)
+    if not item.is_valid():
+        wrong = (
+            "an alias needs the id of the entity it names"
+            if "canonical_id" in item.errors
+            else "choose approve, reject or alias"
+        )
+        messages.error(request, f"Nothing was decided: {wrong}.")
+    else:
+        (outcome,) = services.candidates_decide(
+            items=decision_items([item.validated_data]), reviewer=signed_in(request)
+        )
+        (messages.success if outcome.ok else messages.error)(request, outcome.detail)
+    # Back to the queue as it was shown: its kind and page, never an address from the form.
+    queue = request.POST.get("queue", "")
+    back = {"kind": queue if queue in REVIEW_KINDS else "mixed"}
+    if request.POST.get("page", "").isdigit():
+        back["page"] = request.POST["page"]
+    return HttpResponseRedirect(f"{reverse('kg-review-page')}?{urlencode(back)}")
+
+
+def _evidence(cand: selectors.AnyCandidate, viewer_id: int | None) -> dict[str, Any]:
+    """The sentence the candidate was drawn from, split around the name it concerns so the page
+    can mark it: an edge's own evidence, else the sentence of its source thought that names it.
+    The words of someone else's private thought stay with its owner (``hidden``)."""
+    thought = cand.staged_by_thought
+    if thought is not None and thought.is_private and thought.owner_id != viewer_id:
+        return {"hidden": True}
+    if isinstance(cand, EdgeCandidate):
+        names = [cand.source_name, cand.target_name]
+    elif isinstance(cand, EntityCandidate):
+        names = [cand.name]
+    else:
+        names = [cand.entity_name, cand.name]
+    names = [n for n in names if n.strip()]
+    texts = [cand.evidence] if isinstance(cand, EdgeCandidate) and cand.evidence else []
+    texts += [thought.content] if thought is not None else []
+    for text in texts:
+        for match in _SENTENCE.finditer(text):
+            sentence = " ".join(match.group().split())
+            for name in names:
+                at = sentence.lower().find(name.lower())
+                if at >= 0:
+                    end = at + len(name)
+                    return {"before": sentence[:at], "name": sentence[at:end],
+                            "after": sentence[end:]}  # fmt: skip
+    if texts and texts[0].strip():  # an edge's evidence that names neither end as written
+        return {"before": " ".join(texts[0].split())[:400], "name": "", "after": ""}
+    return {}
+
+
 urlpatterns = [
     path("kg/", explore, name="kg-page"),
     path("kg/entities/<int:entity_id>/", entity, name="kg-entity-page"),
+    path("kg/review/", review, name="kg-review-page"),
+    path("kg/review/decide", review_decide, name="kg-review-decide"),
 ]
 
 

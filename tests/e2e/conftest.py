@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db import connections
 
 CHROMIUM = "/usr/bin/chromium"
 ENTRY = (
@@ -83,8 +84,15 @@ def page(
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         pg = browser.new_page()
-        yield pg
-        browser.close()
+        try:
+            yield pg
+        finally:
+            browser.close()
+            # Queries made while Playwright's loop runs (a fixture set up after this one, such
+            # as the screenshots' seed_demo, or the test itself) get a connection of their own,
+            # which nothing else closes: left open, it kept the test database from being dropped
+            # at the end of the run. Closed here, in the same state they were opened in.
+            connections.close_all()
 
 
 def assert_accessible(page: Any) -> None:

@@ -10,7 +10,7 @@ import pytest
 from django.db import connections
 
 from tests.e2e.conftest import assert_accessible, needs_chromium, sign_in_as
-from tests.kg.factories import EdgeCandidateFactory, EntityFactory
+from tests.kg.factories import EdgeCandidateFactory, EntityCandidateFactory, EntityFactory
 from tests.thoughts.factories import ThoughtFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), needs_chromium]
@@ -142,8 +142,12 @@ def pending_edge(transactional_db: None) -> int:
     mod.groups.add(Group.objects.get(name="KG moderators"))
     EntityFactory(name="Billing API", entity_type="service")
     EntityFactory(name="Postgres", entity_type="technology")
+    EntityCandidateFactory(name="billing-api", entity_type="service")  # a duplicate, to alias
     candidate: Any = EdgeCandidateFactory(
-        source_name="Billing API", target_name="Postgres", rel_type="depends_on"
+        source_name="Billing API",
+        target_name="Postgres",
+        rel_type="depends_on",
+        evidence="The Billing API depends on Postgres for its invoices.",
     )
     return int(candidate.pk)
 
@@ -157,11 +161,33 @@ def test_a_moderator_approves_then_opens_the_entity_and_clicks_a_neighbour(
     page.goto(live_server.url + "/")  # the home page counts what waits, and links the queue
     pending = page.locator("#pending-count")
     assert "waiting for review" in pending.inner_text()
-    assert pending.get_attribute("href").startswith("/admin/kg/")
+    assert pending.get_attribute("href") == "/kg/review/"
     assert_accessible(page)
-    page.goto(f"{live_server.url}/admin/kg/edgecandidate/{pending_edge}/review/")
-    page.click("button[value=approve]")
-    page.wait_for_url("**/admin/kg/edgecandidate/")
+    # The queue in the site's own design: the candidate beside its sentence, decided in place.
+    pending.click()
+    page.wait_for_selector("#review-queue")
+    row = page.locator(f"#cand-edge-{pending_edge}")
+    assert row.locator("blockquote mark").inner_text() == "Billing API"
+    assert "depends on Postgres" in row.locator("blockquote").inner_text()
+    assert page.locator("link[href*='admin']").count() == 0  # not the admin's look
+    assert_accessible(page)
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    assert_accessible(page)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    duplicate = page.locator("li.candidate", has_text="billing-api")
+    billing = duplicate.locator("option", has_text="Billing API (service)").get_attribute("value")
+    duplicate.locator("select").select_option(billing)
+    duplicate.locator("button[value=alias]").click()
+    page.wait_for_selector("li.candidate >> nth=0")
+    assert "is now an alias of 'Billing API'" in page.locator(".messages").inner_text()
+    assert page.locator("li.candidate", has_text="billing-api").count() == 0
+    row.locator("button[value=approve]").click()
+    page.wait_for_selector("#review-empty")
+    assert (
+        "created edge Billing API -[depends_on]-> Postgres"
+        in page.locator(".messages").inner_text()
+    )
 
     page.goto(live_server.url + "/kg/")
     page.click("#kg-entities >> text=Billing API")

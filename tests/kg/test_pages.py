@@ -88,3 +88,72 @@ def test_the_page_and_the_api_name_the_same_source_thoughts(user: Any, other_use
     assert named == {str(mine.pk)}
     page = client.get(f"/kg/entities/{focus.pk}/").content.decode()
     assert f"/thoughts/{mine.pk}/" in page and str(theirs.pk) not in page
+
+
+def test_the_review_queue_is_for_moderators_only(user: Any, moderator: Any) -> None:
+    assert Client().get("/kg/review/")["Location"].startswith("/accounts/login/")
+    assert signed_in(user).get("/kg/review/").status_code == 403
+    assert signed_in(user).post("/kg/review/decide", {}).status_code == 403
+    assert signed_in(moderator).get("/kg/review/").status_code == 200
+
+
+def test_each_candidate_shows_the_sentence_it_was_drawn_from(
+    user: Any, other_user: Any, moderator: Any
+) -> None:
+    from tests.kg.factories import EdgeCandidateFactory, EntityCandidateFactory
+
+    said: Any = ThoughtFactory(owner=user, content="We met on Monday. Dana runs the Leeds lab now.")
+    secret: Any = ThoughtFactory(owner=other_user, is_private=True, content="Kim is leaving.")
+    EntityCandidateFactory(name="Dana", entity_type="person", staged_by_thought=said)
+    EntityCandidateFactory(name="Kim", entity_type="person", staged_by_thought=secret)
+    EdgeCandidateFactory(evidence="The Billing API depends on Postgres for invoices.")
+    page = signed_in(moderator).get("/kg/review/").content.decode()
+    assert "<blockquote><mark>Dana</mark> runs the Leeds lab now.</blockquote>" in page
+    assert "The Billing API depends on <mark>Postgres</mark>" not in page
+    assert "The <mark>Billing API</mark> depends on Postgres for invoices." in page
+    assert "Kim is leaving" not in page and "its words stay with its owner" in page
+    only_edges = signed_in(moderator).get("/kg/review/", {"kind": "relationship"})
+    assert "Dana" not in only_edges.content.decode()
+
+
+def test_decisions_go_through_the_apis_service_and_come_back_to_the_queue(
+    moderator: Any,
+) -> None:
+    from kg.models import CandidateStatus, Edge, EdgeCandidate, EntityCandidate
+    from tests.kg.factories import EdgeCandidateFactory, EntityCandidateFactory
+
+    billing: Any = EntityFactory(name="Billing API", entity_type="service")
+    EntityFactory(name="Postgres", entity_type="technology")
+    edge: Any = EdgeCandidateFactory()
+    dup: Any = EntityCandidateFactory(name="billing-api", entity_type="service")
+    noise: Any = EntityCandidateFactory(name="The", entity_type="concept")
+    client = signed_in(moderator)
+    page = client.get("/kg/review/").content.decode()
+    assert f'<option value="{billing.pk}">Billing API (service)' in page  # alias suggestions
+
+    done = client.post(
+        "/kg/review/decide",
+        {"id": edge.pk, "kind": "edge", "decision": "approve", "queue": "mixed", "page": "1"},
+    )
+    assert done.status_code == 302 and done["Location"] == "/kg/review/?kind=mixed&page=1"
+    assert Edge.objects.filter(source=billing, rel_type="depends_on").exists()
+    alias = {"id": dup.pk, "kind": "entity", "decision": "alias", "canonical_id": billing.pk}
+    client.post("/kg/review/decide", alias)
+    client.post("/kg/review/decide", {"id": noise.pk, "kind": "entity", "decision": "reject"})
+    statuses = dict(EntityCandidate.objects.values_list("name", "status"))
+    assert statuses == {"billing-api": CandidateStatus.ALIASED, "The": CandidateStatus.REJECTED}
+    assert EdgeCandidate.objects.get().status == CandidateStatus.APPROVED
+    after = client.get("/kg/review/").content.decode()
+    assert 'id="review-empty"' in after
+    # A second decision on the same candidate says why it failed, as the API does.
+    again = client.post(
+        "/kg/review/decide", {"id": noise.pk, "kind": "entity", "decision": "approve"}, follow=True
+    ).content.decode()
+    assert "already" in again or "rejected" in again
+    # An alias without its entity decides nothing.
+    other: Any = EntityCandidateFactory(name="Billing", entity_type="service")
+    page = client.post(
+        "/kg/review/decide", {"id": other.pk, "kind": "entity", "decision": "alias"}, follow=True
+    ).content.decode()
+    assert "Nothing was decided" in page
+    assert EntityCandidate.objects.get(pk=other.pk).status == CandidateStatus.PENDING
