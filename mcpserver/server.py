@@ -18,6 +18,7 @@ import mcp_types as types
 from django.contrib.auth.models import User
 from django.db import close_old_connections
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from legacymind.errors import NotFound
 from mcpserver import tools  # noqa: F401  registers the tools
@@ -153,12 +154,12 @@ def _read_resource(caller: CallerOf) -> Callable[..., Awaitable[types.ReadResour
     ) -> types.ReadResourceResult:
         match = _THOUGHT_URI.match(str(params.uri))
         if match is None:
-            raise ValueError(f"Unknown resource {params.uri}; expected {THOUGHT_URI}")
+            raise _not_found(params.uri, f"Unknown resource; expected {THOUGHT_URI}")
         who = caller(ctx)
         try:
             body = await who.run(partial(thought_resource, who.user, match["thought_id"]))
         except NotFound as exc:
-            raise ValueError(exc.detail) from None
+            raise _not_found(params.uri, str(exc.detail)) from None
         text = json.dumps(body, ensure_ascii=False)
         contents = types.TextResourceContents(
             uri=str(params.uri), mime_type="application/json", text=text
@@ -166,6 +167,13 @@ def _read_resource(caller: CallerOf) -> Callable[..., Awaitable[types.ReadResour
         return types.ReadResourceResult(contents=[contents])
 
     return read_resource
+
+
+def _not_found(uri: Any, why: str) -> MCPError:
+    """A resource that is not there (or not the caller's): the error the protocol names for
+    it, INVALID_PARAMS with the uri, and words the client can show. Any other exception would
+    reach the client as an unexplained internal error."""
+    return MCPError(types.INVALID_PARAMS, f"Resource not found: {why}", {"uri": str(uri)})
 
 
 def build(default: Caller | None) -> Server[Any]:
@@ -181,11 +189,19 @@ def build(default: Caller | None) -> Server[Any]:
         on_list_resources=_list_resources,
         on_list_resource_templates=_list_templates,
         on_read_resource=_read_resource(caller),
+        # What the 2026-07-28 HTTP path checks Mcp-Param-* headers against: without it the SDK
+        # runs the whole tools/list handler for every tools/call with arguments.
+        get_tool_input_schema=_input_schema,
     )
     # The SDK traces each message with OpenTelemetry by default; no exporter is installed here,
     # so the spans would cost every call (about half a millisecond) and go nowhere.
     server.middleware = []
     return server
+
+
+def _input_schema(name: str) -> dict[str, Any] | None:
+    tool = TOOLS.get(name)
+    return tool.input_schema() if tool is not None else None
 
 
 def _progress_reporter(ctx: ServerRequestContext[Any]) -> Callable[[int, int], None] | None:

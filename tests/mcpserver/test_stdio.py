@@ -206,6 +206,7 @@ def test_bad_calls_are_tool_errors_that_name_the_field(user, other_user):
     telemetry = foreign.structured_content["telemetry"]["links_telemetry"]
     assert telemetry["previous_thought_id"] == "string"
     assert resource is not None and "bob's secret plan" not in resource
+    assert "Resource not found" in resource
 
 
 def test_inner_voice_command_answers_from_a_terminal_and_stores_no_question(user):
