@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import atexit
 import threading
-from collections.abc import Callable, MutableMapping
-from typing import Any
+from collections.abc import Callable, Coroutine, MutableMapping
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -26,6 +26,9 @@ from rest_framework.views import APIView
 from legacymind.users import signed_in
 from mcpserver.conf import allowed_origins
 from mcpserver.server import SCOPE_KEY, Caller, build
+from mcpserver.single import answer, single_request
+
+T = TypeVar("T")
 
 
 class BearerOrTokenAuthentication(TokenAuthentication):
@@ -146,10 +149,10 @@ def _residents_close() -> None:
         resident.close()
 
 
-def serve(scope: dict[str, Any], body: bytes) -> HttpResponse:
-    """Serve one request on this thread's event loop. When a tool is called the loop stops,
-    the tool runs here with no loop running (Django's ORM is synchronous) and the loop resumes
-    with its result: no second thread, so no handing work and the GIL back and forth."""
+def serve(scope: dict[str, Any], body: bytes, *, direct: bool = True) -> HttpResponse:
+    """Serve one request on this thread's event loop: a plain request of a handshake-era
+    client through ``mcpserver.single`` (unless ``direct`` is false), anything else through
+    the SDK's session manager."""
     resident = _resident()
     loop = resident.loop
     pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
@@ -161,15 +164,31 @@ def serve(scope: dict[str, Any], body: bytes) -> HttpResponse:
         return await future
 
     scope[SCOPE_KEY] = Caller(user=scope.pop("user"), run=run)
+    single = single_request(scope, body) if direct else None
+    if single is not None:
+        state = resident.manager._lifespan_state  # entered once by the manager's run()
+        reply = _drive(loop, answer(_mcp_server(), single, state), pending)
+        return HttpResponse(reply, content_type="application/json")
     exchange = _Exchange(body)
-    task = loop.create_task(resident.manager.handle_request(scope, exchange.receive, exchange.send))
+    _drive(loop, resident.manager.handle_request(scope, exchange.receive, exchange.send), pending)
+    return exchange.response()
+
+
+def _drive(
+    loop: asyncio.AbstractEventLoop,
+    work: Coroutine[Any, Any, T],
+    pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]],
+) -> T:
+    """Run ``work`` on ``loop``. When a tool is called the loop stops, the tool runs here with
+    no loop running (Django's ORM is synchronous) and the loop resumes with its result: no
+    second thread, so no handing work and the GIL back and forth."""
+    task = loop.create_task(work)
     task.add_done_callback(lambda _: loop.stop())
     while not task.done():
         loop.run_forever()
         while pending:
             _settle(*pending.pop(0))
-    task.result()
-    return exchange.response()
+    return task.result()
 
 
 def _settle(fn: Callable[[], Any], future: asyncio.Future[Any]) -> None:

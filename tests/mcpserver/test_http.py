@@ -26,10 +26,10 @@ INIT = {
 }
 
 
-def _post(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+def _post(url: str, message: dict = INIT, **headers: str) -> tuple[int, dict[str, str], bytes]:
     req = request.Request(
         url,
-        data=json.dumps(INIT).encode(),
+        data=json.dumps(message).encode(),
         method="POST",
         headers={
             "Content-Type": "application/json",
@@ -97,6 +97,42 @@ def test_think_then_search_with_a_token_and_users_are_isolated(live_server, user
     found, read = with_http_client(url, bob, snoop)
     assert found["thoughts"]["results"] == []
     assert read != "read" and "ferry" not in read
+    assert "Resource not found" in read
+
+
+def test_a_handshake_era_client_posting_plain_json_rpc_is_served(live_server, user, other_user):
+    url = f"{live_server.url}/mcp"
+    headers = {"MCP-Protocol-Version": "2025-06-18"}
+
+    def call(key: str, id_: int, method: str, params: dict) -> dict:
+        message = {"jsonrpc": "2.0", "id": id_, "method": method, "params": params}
+        status, answer, body = _post(url, message, Authorization=f"Bearer {key}", **headers)
+        kind = {name.lower(): value for name, value in answer.items()}["content-type"]
+        assert status == 200 and kind == "application/json", body
+        return json.loads(body)
+
+    alice, bob = token_of(user), token_of(other_user)
+    assert call(alice, 1, "initialize", INIT["params"])["result"]["protocolVersion"] == "2025-06-18"
+    think = {"name": "legacymind_think", "arguments": {"content": "The tide table is pinned up"}}
+    made = call(alice, 2, "tools/call", think)["result"]["structuredContent"]
+    search = {
+        "name": "legacymind_search",
+        "arguments": {"query": "tide table", "target": "thoughts"},
+    }
+    found = call(alice, 3, "tools/call", search)["result"]
+    assert [hit["content"] for hit in found["structuredContent"]["thoughts"]["results"]] == [
+        "The tide table is pinned up"
+    ]
+    assert json.loads(found["content"][0]["text"]) == found["structuredContent"]
+    assert (
+        call(bob, 4, "tools/call", search)["result"]["structuredContent"]["thoughts"]["results"]
+        == []
+    )
+    uri = f"legacymind://thoughts/{made['delegated_result']['thought_id']}"
+    snooped = call(bob, 5, "resources/read", {"uri": uri})
+    assert snooped["error"]["code"] == -32602 and "tide" not in json.dumps(snooped)
+    (content,) = call(alice, 6, "resources/read", {"uri": uri})["result"]["contents"]
+    assert json.loads(content["text"])["thought"]["content"] == "The tide table is pinned up"
 
 
 def test_staged_writes_wait_for_a_moderator_and_then_are_in_the_graph(live_server, user, moderator):
