@@ -32,8 +32,9 @@ def hash_384(settings) -> None:
 
 
 @pytest.fixture
-def thoughts(user) -> list[Thought]:
-    return [ThoughtFactory(owner=user, content=f"harbour log entry {i}") for i in range(7)]
+def thoughts(user) -> None:
+    for i in range(7):
+        ThoughtFactory(owner=user, content=f"harbour log entry {i}")
 
 
 def _stop_after(asks: int) -> tuple[Callable[[], bool], list[int]]:
@@ -53,6 +54,7 @@ def _embedded_in_order() -> list[bool]:
 
 def _consistent(thought: Thought) -> None:
     """A written row: the vector of its own text, and the provenance of the model that made it."""
+    assert thought.embedding is not None
     assert np.allclose(thought.embedding, HASH.embed([thought.content])[0], atol=1e-6)
     assert (thought.embedding_provider, thought.embedding_dim) == ("hash", 384)
     assert thought.embedding_model == HASH.model and thought.embedded_at is not None
@@ -123,12 +125,16 @@ def test_a_stop_while_the_index_is_out_builds_it_again(index_back):
     states: list[str] = []
     stop, _ = _stop_after(2)
 
+    def progress(done: int, total: int) -> None:
+        if done:  # after a batch was written
+            states.append(index_state(INDEX))
+
     summary = rows_reembed(
         target="kg",
         batch_size=3,
         index="rebuild",
         stop=stop,
-        progress=lambda done, total: done and states.append(index_state(INDEX)),
+        progress=progress,
     )
 
     assert summary.stopped and states == ["missing"]  # out while the first batch was written
