@@ -110,6 +110,10 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules, MentionRule
                 (text[a:b] for a, b in spans if a <= toks[0].start < b),
                 text[toks[0].start : toks[-1].end],
             )
+            if state.sentence.rstrip().endswith("?"):
+                # "Could the client fall back to X here?": a question states no relation.
+                self._standalone(sent, names, types)
+                continue
             if toks[0].start in required:
                 self._required(sent, seen, edges, state, required[toks[0].start])
             self._minimum(sent, seen, edges, state)

@@ -174,8 +174,14 @@ class RelationRules(ExtractorBase):
     def _listed(self, sent: Sentence, span: tuple[int, int], names: dict[str, str]) -> list[str]:
         """The names listed in parentheses right after an object: "evaluation suites (GSM8K,
         HumanEval, TruthfulQA)" names three suites. A single name there is a gloss, not a list."""
-        end = sent.toks[span[1] - 1].end
-        found = _PARENTHESISED.match(sent.text, end)
+        found = next(
+            (
+                hit
+                for j in range(span[0], span[1])
+                if (hit := _PARENTHESISED.match(sent.text, sent.toks[j].end)) is not None
+            ),
+            None,
+        )  # "suites (A, B) nightly": the phrase scan reads on past the parenthesis
         if found is None:
             return []
         items = [w.strip() for w in _LIST_SPLIT.split(found.group(1)) if w.strip()]

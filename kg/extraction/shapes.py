@@ -27,7 +27,7 @@ from kg.extraction.lexicon import (
     HEAD_TYPES,
 )
 from kg.extraction.names import KIND_NOUNS, clean, known_type
-from kg.extraction.nouns import common_noun
+from kg.extraction.nouns import common_noun, english_word, plain_word
 from kg.extraction.phrases import (
     ADVERBS_AUX,
     AUX_WORDS,
@@ -44,15 +44,27 @@ from kg.extraction.state import (
 _HOST_NOUNS = {"box", "node", "server", "host", "vm", "instance", "cluster", "machine", "nuc", "pi"}
 
 
+def _compound(word: str) -> bool:
+    parts = word.split("-")
+    return (
+        len(parts) > 1
+        and word.islower()
+        and all(p.isalpha() and (english_word(p) or plain_word(p)) for p in parts)
+    )
+
+
 def _unopened(phrase: str) -> str:
     """ "Card tokenisation" at a sentence's start: the capital is the sentence's, not a name's."""
-    return phrase[:1].lower() + phrase[1:] if phrase.split()[0].istitle() else phrase
+    first = phrase.split()[0]
+    opened = first[:1].isupper() and (first[1:].islower() or not first[1:])
+    return phrase[:1].lower() + phrase[1:] if opened else phrase
 
 
 def _named(phrase: str) -> bool:
     """A name by its spelling, not only by an acronym before common words ("HTTP client")."""
-    words = phrase.split()
-    if not strong(phrase):
+    # "full-text search": English words joined by a hyphen are no name.
+    words = [w for w in phrase.split() if not _compound(w)]
+    if not strong(" ".join(words)):
         return False
     acronym = [w for w in words if w.isalpha() and w.isupper() and len(w) <= 5]
     return not (acronym and all(w in acronym or w.islower() for w in words))
@@ -501,5 +513,5 @@ def _plain_work(surface: str) -> bool:
         and head not in KIND_NOUNS
         and not head.endswith(("er", "or"))
         and known_type(head) is None
-        and common_noun(head.removesuffix("s"))
+        and (common_noun(head.removesuffix("s")) or (head.endswith("ing") and len(head) > 5))
     )
