@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,34 @@ def load_entities(
         cursor.execute("SELECT id, name FROM kg_entity")
         by_name = {name: pk for pk, name in cursor.fetchall()}
     return by_name, loaded, time.perf_counter() - started
+
+
+def gunicorn_start(
+    *options: str, env: Mapping[str, str], wait: float = 30.0
+) -> tuple[subprocess.Popen[bytes], str]:
+    """gunicorn with the repo's gunicorn.conf.py and ``options`` on a free port of 127.0.0.1,
+    its access log off (its cost depends on where the log goes, not on the app), once it
+    answers /healthz: the process and its base URL. Stops it and exits if it never answers."""
+    import httpx
+
+    from tests.support.redis_server import free_port
+
+    port = free_port()
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), *options,
+         "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=ROOT, env={**env, "WEB_ACCESS_LOG": ""},
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{base}/healthz", timeout=1)
+            return server, base
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit(f"gunicorn did not answer /healthz within {wait:g} s")
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:

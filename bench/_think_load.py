@@ -16,10 +16,8 @@ from http import client as http_client
 from pathlib import Path
 
 import psutil
-from _common import ROOT, percentile
+from _common import ROOT, gunicorn_start, percentile
 from django.db import connection
-
-from tests.support.redis_server import free_port
 
 
 def child_env(*, host: str = "", application_name: str = "") -> dict[str, str]:
@@ -132,27 +130,15 @@ def throughput(
     ``worker_class``) with ``clients`` concurrent clients."""
     import httpx
 
-    port = free_port()
-    # The access log is off, as it was before gunicorn.conf.py turned it on for deployments:
-    # its cost depends on where the log goes, not on the app.
-    env = {**child_env(), "WEB_ACCESS_LOG": ""}
     # gunicorn runs a "sync" worker class with threads > 1 as gthread: the baseline sets 1.
     one_thread = ["--threads", "1"] if worker_class == "sync" else []
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "--workers", "2",
-         "--worker-class", worker_class, *one_thread, "--bind", f"127.0.0.1:{port}",
-         "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/api/v1/think"
+    server, base = gunicorn_start(
+        "--workers", "2", "--worker-class", worker_class, *one_thread, env=child_env(), wait=20
+    )
+    url = f"{base}/api/v1/think"
+    port = int(base.rsplit(":", 1)[1])
     headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
     try:
-        for _ in range(200):
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
         latencies: list[float] = []
         errors: list[int] = []
         lock = threading.Lock()

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -41,11 +40,9 @@ os.environ.setdefault("BENCH_DATABASE_NAME", "bench_mcp")
 os.environ["EMBEDDING_PROVIDER"] = "hash"
 os.environ["EMBEDDING_DIM"] = "384"
 
-from _common import ROOT, percentile, use_bench_database  # noqa: E402
+from _common import ROOT, gunicorn_start, percentile, use_bench_database  # noqa: E402
 from _docs import run_prepend  # noqa: E402
 from _think_load import bench_token, child_env  # noqa: E402
-
-from tests.support.redis_server import free_port  # noqa: E402
 
 USER = "mcp-bench"
 WORDS = [
@@ -76,26 +73,6 @@ def seed(entities: int) -> None:
         for i in range(Entity.objects.count(), entities):
             name = f"{WORDS[i % 10]} {WORDS[(i // 10) % 10]} {i}"
             entity_upsert(name=name, entity_type="concept", viewer=viewer)
-
-
-def start_gunicorn() -> tuple[subprocess.Popen[bytes], str]:
-    import httpx
-
-    port = free_port()
-    env = {**child_env(), "WEB_ACCESS_LOG": "", "EMBEDDING_PROVIDER": "hash"}
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "--workers", "1",
-         "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    for _ in range(300):
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return server, f"http://127.0.0.1:{port}"
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit("gunicorn did not answer /healthz")
 
 
 def worker_pid(master: int) -> int:
@@ -232,7 +209,8 @@ def main() -> None:
     use_bench_database()
     token = bench_token(USER)
     seed(options.entities)
-    server, base = start_gunicorn()
+    env = {**child_env(), "EMBEDDING_PROVIDER": "hash"}
+    server, base = gunicorn_start("--workers", "1", env=env)
     try:
         times, cpu = asyncio.run(measure(base, token, options.rounds, worker_pid(server.pid)))
     finally:
