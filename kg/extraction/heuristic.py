@@ -55,7 +55,7 @@ from kg.extraction.phrases import (
     tokenize,
 )
 from kg.extraction.relations import RelationRules
-from kg.extraction.relatives import RelativeRules
+from kg.extraction.relatives import PlacedRules, RelativeRules
 from kg.extraction.shapes import ShapeRules
 from kg.extraction.spans import (
     appositive_at,
@@ -82,7 +82,9 @@ _DOCUMENT_WORDS = re.compile(
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?)\b(?![.@]\w)")
 
 
-class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules, MentionRules, RelativeRules):
+class HeuristicExtractor(
+    RelationRules, ShapeRules, InstrumentRules, MentionRules, RelativeRules, PlacedRules
+):
     def __init__(
         self, *, max_entities: int = 20, max_edges: int = 30, entity_conf: float = 0.7,
         edge_conf: float = 0.6,
@@ -241,6 +243,7 @@ class HeuristicExtractor(RelationRules, ShapeRules, InstrumentRules, MentionRule
         while i < len(sent.toks):
             i = self._relation_at(sent, i, scan, names, types, edges, state)
         self._object_relatives(sent, names, edges, state)
+        self._placed_on(sent, names, edges, state)
         self._instruments(sent, names, edges, state)
         self._mentions(sent, names, edges, state)
 

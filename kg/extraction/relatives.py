@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kg.extraction.judge import strong
 from kg.extraction.lexicon import DETERMINERS
-from kg.extraction.names import clean
+from kg.extraction.names import clean, known_type
 from kg.extraction.phrases import ADVERBS_AUX, Sentence
 from kg.extraction.state import ExtractorBase, State
 
@@ -102,3 +102,46 @@ class RelativeRules(ExtractorBase):
         dst = self._name(sent, target, names)
         self._edge(edges, src, dst, rel)
         state.evidence.setdefault((src, dst), state.sentence)
+
+
+# A host-like head after "on": "PHD2 on the ASIAIR", "nginx on the raspberry pi".
+_HOST_HEADS = {"host", "node", "box", "server", "pi", "cluster", "vm", "machine", "instance"}
+_HOSTED_ON_BEFORE = {"and", ",", "with", "of", "for", "is", "are", "was", "were"}
+
+
+class PlacedRules(ExtractorBase):
+    def _placed_on(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "Guiding is PHD2 on the ASIAIR", "nginx on the raspberry pi kept failing": a piece
+        of software named right before "on" and a named machine or platform after it, with no
+        verb between them, is software that runs on that machine."""
+        toks = sent.toks
+        for i in range(1, len(toks) - 1):
+            if toks[i].low != "on":
+                continue
+            left = sent.phrase_before(i)
+            right = sent.phrase_after(i + 1)
+            if left is None or right is None or left[1] != i:
+                continue
+            if left[0] > 0 and sent.verb_at(left[0] - 1) is not None:
+                continue  # "runs X on Y" is the verb scan's
+            if left[0] > 0 and toks[left[0] - 1].low not in _HOSTED_ON_BEFORE | DETERMINERS:
+                continue  # "the Steam version on Linux" after "running": a clause, not a name
+            software = clean(sent.span(*left))
+            place = clean(sent.span(*right))
+            if software is None or place is None:
+                continue
+            if known_type(software) not in ("technology", "library", "tool"):
+                continue
+            if known_type(place) == "library" or not (
+                strong(place) or place.split()[-1].lower() in _HOST_HEADS
+            ):
+                continue  # "Kotlin on Ktor", "on the frontend": no machine or platform
+            src, dst = self._name(sent, left, names), self._name(sent, right, names)
+            self._edge(edges, src, dst, "runs_on")
+            state.evidence.setdefault((src, dst), state.sentence)

@@ -172,3 +172,12 @@ def test_names_listed_in_parentheses_are_each_an_object():
     got = edges(text)
     assert {("quizzard", n) for n in ("gsm8k", "humaneval", "mmlu")} <= set(got)
     assert "benchmark suites" not in names(text)
+
+
+def test_software_on_a_named_machine_runs_on_it():
+    text = "Grafana on `mon-3` stopped rendering panels again."
+    assert edges(text)[("grafana", "mon-3")] == ("runs_on", text)
+
+
+def test_software_on_a_framework_is_no_machine():
+    assert ("kotlin", "ktor") not in edges("The API is Kotlin on Ktor, deployed twice a week.")
