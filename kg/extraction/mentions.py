@@ -16,7 +16,7 @@ from kg.extraction.judge import bare, common_phrase, owned_part
 from kg.extraction.lexicon import DETERMINERS
 from kg.extraction.names import clean, known_type
 from kg.extraction.nouns import plain_word
-from kg.extraction.phrases import Sentence
+from kg.extraction.phrases import AUX_WORDS, Sentence
 from kg.extraction.state import MIGRATION_VERBS, ExtractorBase, State
 
 _KINDS = ("technology", "library", "tool", "service")
@@ -99,7 +99,15 @@ class MentionRules(ExtractorBase):
         first = toks[0]
         if first.low in ("it", "it's", "its"):
             return True
-        if plain_word(first.low) and not first.low.endswith(("ed", "en", "s")):
+        if first.low in ("a", "an") and not any(
+            sent.verb_at(j) is not None or toks[j].low in AUX_WORDS for j in range(len(toks))
+        ):
+            return True  # "A Nextflow pipeline for variant calling.": the project's tagline
+        if (
+            plain_word(first.low)
+            and first.low not in DETERMINERS
+            and not first.low.endswith(("ed", "en", "s"))
+        ):
             return False  # "Install it from PyPI with pip": an instruction to the reader
         span = sent.phrase_after(0)
         if span is None:

@@ -181,3 +181,16 @@ def test_software_on_a_named_machine_runs_on_it():
 
 def test_software_on_a_framework_is_no_machine():
     assert ("kotlin", "ktor") not in edges("The API is Kotlin on Ktor, deployed twice a week.")
+
+
+def test_a_readme_tagline_without_a_verb_speaks_of_the_project():
+    text = "# ledgerkit\n\nAn offline-first budget tracker for Android."
+    assert edges(text)[("ledgerkit", "android")] == (
+        "integrates_with",
+        "An offline-first budget tracker for Android.",
+    )
+
+
+def test_has_been_before_the_verb_keeps_the_subject():
+    text = "Our mail relay, postbox, has been written in Erlang since 2019."
+    assert edges(text)[("postbox", "erlang")][0] == "built_with"
