@@ -71,13 +71,12 @@ def test_write_entry_answer_questions_and_see_the_crux(
 def test_a_concern_shows_the_resources_first_and_the_writer_chooses_to_go_on_once(
     page: Any, live_server: Any
 ) -> None:
-    from tests.agent.test_distress_doors import CONCERN_ENTRY
-
     sign_in(page, live_server)
-    start_entry(page, CONCERN_ENTRY, shows="#safety")
+    start_entry(page, UNDECIDED_CONCERN, shows="#safety")
     notice = page.locator("#safety")
     assert notice.get_attribute("data-level") == "concern"
     assert "988" in notice.inner_text() and "findahelpline.com" in notice.inner_text()
+    assert_accessible(page)
     # The question waits until the writer chooses to go on.
     assert not page.locator("#question-form").is_visible()
     page.click("#continue")
@@ -153,6 +152,12 @@ def test_a_risk_stops_with_the_crisis_resources_and_no_question(
     assert notice.get_attribute("role") == "alert"
     assert "988" in notice.inner_text() and "Text HOME to 741741" in notice.inner_text()
     assert page.locator("#question-form").count() == 0 and page.locator("#crux").count() == 0
+    assert_accessible(page)
+    # Calm in either scheme: still no violation once the colours have switched (Pico eases
+    # them over 0.2 s, and axe would read a colour half-way).
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_timeout(500)
+    assert_accessible(page)
 
 
 def test_reflect_shows_four_perspectives_and_the_prophecy_and_saving_is_opt_in(
@@ -187,6 +192,14 @@ TWO_THEMES = (
     "she didn't mention them. I want her to say something, anything, that means she thinks I "
     "belong in the lab. I know 'fine' from her might be a good thing. I can't feel it as a good "
     "thing."
+)
+
+
+# A concern in an entry with two themes: an undecided writer is asked more than once, so the
+# later turns are seen (the concern entry alone now settles after one answer).
+UNDECIDED_CONCERN = (
+    TWO_THEMES + " Honestly my family would have an easier life if they didn't have to keep "
+    "carrying me."
 )
 
 

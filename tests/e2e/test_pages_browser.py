@@ -201,6 +201,12 @@ def test_a_moderator_approves_then_opens_the_entity_and_clicks_a_neighbour(
     assert page.eval_on_selector("#kg-graph a.node", "a => a.getAttribute('href')").startswith(
         "/kg/entities/"
     )
+    # The graph and the queue in the dark scheme: no violation either.
+    page.emulate_media(color_scheme="dark")
+    page.reload()  # loaded dark, not caught in Pico's colour transitions
+    assert_accessible(page)
+    page.goto(live_server.url + "/kg/review/")
+    assert_accessible(page)
 
 
 def test_home_and_the_kg_search_pass_axe_fit_a_phone_and_have_a_dark_scheme(
@@ -273,6 +279,37 @@ def test_a_long_chain_keeps_readable_labels_on_a_phone_and_scrolls_in_its_frame(
     box, at = frame.bounding_box(), page.locator("#chain-graph .focus circle").bounding_box()
     assert box["x"] <= at["x"] and at["x"] + at["width"] <= box["x"] + box["width"]
     assert_accessible(page)
+    page.emulate_media(color_scheme="dark")
+    page.reload()  # loaded dark, not caught in Pico's colour transitions
+    assert_accessible(page)
+
+
+@pytest.fixture
+def many(writer: Any) -> list[Any]:
+    """23 tagged thoughts and one untagged, made before Playwright starts."""
+    rows = [
+        ThoughtFactory(owner=writer, content=f"Plan step {n}.", tags=["plan"]) for n in range(23)
+    ]
+    ThoughtFactory(owner=writer, content="Untagged.", tags=[])
+    return rows
+
+
+def test_the_timeline_pages_in_place_and_keeps_its_filter(
+    many: list[Any], page: Any, live_server: Any
+) -> None:
+    sign_in_as(page, live_server, "writer", PASSWORD, "/thoughts/?tags=plan")
+    assert page.locator("#timeline .thought-row").count() == 20
+    assert "Page 1 of 2" in page.locator("nav.pages").inner_text()
+    first = page.locator("#timeline .thought-row").first.inner_text()
+    page.click("#next")  # htmx swaps the next page in and puts it in the address
+    page.wait_for_url("**page=2**")
+    page.wait_for_function("document.querySelectorAll('#timeline .thought-row').length === 3")
+    assert "tags=plan" in page.url
+    assert "Untagged" not in page.locator("#timeline").inner_text()
+    assert first not in page.locator("#timeline").inner_text()
+    assert_accessible(page)
+    page.click("#previous")
+    page.wait_for_function("document.querySelectorAll('#timeline .thought-row').length === 20")
 
 
 def test_a_new_user_sees_what_to_do_next_on_every_page(page: Any, live_server: Any) -> None:
