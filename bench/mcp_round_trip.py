@@ -4,9 +4,10 @@ against the same search over REST (``POST /api/v1/search``), paired in one run.
 One gunicorn (the repo's gunicorn.conf.py, one worker process) serves REST and /mcp on the
 bench database (``bench_mcp``: ``--entities`` KG entities, hash embeddings); ``manage.py mcp``
 serves stdio. Each round sends the same query four ways, in a rotating order: REST, a raw
-JSON-RPC ``tools/call`` POST to /mcp (what the server adds), the SDK's client over HTTP, and
-the SDK's client over stdio (what an agent sees). The figure is the p50 of each, and the p50
-of the per-round differences against REST.
+JSON-RPC ``tools/call`` POST to /mcp as a handshake-era client sends it (protocol 2025-06-18:
+what the server adds), the SDK's client over HTTP (it speaks 2026-07-28, the SDK's own
+single-exchange path on the server), and the SDK's client over stdio (what an agent sees). The
+figure is the p50 of each, and the p50 of the per-round differences against REST.
 
 Wall-clock times swing with the machine's load (other processes take the two CPUs in turn),
 so the run also measures, for the three ways that reach gunicorn, the CPU time its worker
