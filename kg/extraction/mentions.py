@@ -11,6 +11,8 @@ sentence, and people."""
 
 from __future__ import annotations
 
+import re
+
 from kg.extraction.entity_types import given_name
 from kg.extraction.judge import bare, common_phrase, owned_part
 from kg.extraction.lexicon import DETERMINERS
@@ -28,7 +30,7 @@ _NEGATION = {
 _HYPOTHETICAL = {
     "want", "wants", "would", "could", "should", "might", "plan", "planning", "maybe",
     "perhaps", "consider", "considering", "next", "todo", "try", "trying", "if", "whether",
-    "will", "hope", "tomorrow", "later", "someday", "eventually",
+    "will", "hope", "tomorrow", "someday", "eventually",
 }  # fmt: skip
 # The preposition before a name -> the relation of the project to it.
 _BY_PREPOSITION = {
@@ -36,6 +38,8 @@ _BY_PREPOSITION = {
     "as": "writes_to", "with": "uses", "via": "uses", "through": "uses", "using": "uses",
     "by": "uses", "in": "uses", "for": "integrates_with",
 }  # fmt: skip
+# A label before a colon at a line's start: "Under the hood:", "**Audit log**:".
+_LABEL = re.compile(r"[ \t*_]*[A-Za-z][\w '-]{0,30}?[*_]*:[ \t]")
 _OPENING_PARTS = ("it", "it's", "its", "this", "the", "our", "my", "all", "each", "every")
 
 
@@ -99,6 +103,11 @@ class MentionRules(ExtractorBase):
         first = toks[0]
         if first.low in ("it", "it's", "its"):
             return True
+        label = _LABEL.match(state.sentence)
+        if label is not None and not any(
+            sent.verb_at(j) is not None for j, t in enumerate(toks) if t.end <= label.end()
+        ):
+            return True  # "Under the hood: Elixir, Phoenix and Oban", "**Storage**: ..."
         if first.low in ("a", "an") and not any(
             sent.verb_at(j) is not None or toks[j].low in AUX_WORDS for j in range(len(toks))
         ):

@@ -194,3 +194,10 @@ def test_a_readme_tagline_without_a_verb_speaks_of_the_project():
 def test_has_been_before_the_verb_keeps_the_subject():
     text = "Our mail relay, postbox, has been written in Erlang since 2019."
     assert edges(text)[("postbox", "erlang")][0] == "built_with"
+
+
+def test_a_labelled_list_in_a_titled_passage_is_what_the_project_uses():
+    text = "# tern\n\ntern books ferries. Under the hood: Elixir, Phoenix and Oban."
+    got = edges(text)
+    assert {("tern", "elixir"), ("tern", "phoenix"), ("tern", "oban")} <= set(got)
+    assert got[("tern", "oban")][1] == "Under the hood: Elixir, Phoenix and Oban."
