@@ -16,7 +16,7 @@ help:
 	@echo "make run      - install, start the embedded Postgres, migrate, seed demo data, serve :$(PORT)"
 	@echo "make test     - install, then ruff, mypy and the whole pytest suite"
 	@echo "make bench    - run the benchmarks in bench/"
-	@echo "make screenshots - regenerate docs/screenshots/*.png (every page, desktop and phone)"
+	@echo "make screenshots - regenerate docs/screenshots/*.png (every page, desktop and phone; key pages dark too)"
 	@echo "make db-stop  - stop the embedded Postgres (also one left behind by a killed process)"
 
 $(BIN)/activate:

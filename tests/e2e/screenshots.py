@@ -1,5 +1,7 @@
 """``make screenshots``: every page, at a desktop and a phone width, from a live server with
-the demo data (``seed_demo``), saved as ``docs/screenshots/<page>-<width>.png``; and the
+the demo data (``seed_demo``), saved as ``docs/screenshots/<page>-<width>.png``; the key pages
+again in the dark scheme (the system's ``prefers-color-scheme: dark``), as
+``<page>-<width>-dark.png``; and the
 journal's final crux screen for five entries written for it (not from the crux fixtures), saved
 as ``docs/screenshots/journal-crux-<n>-<theme>-desktop.png`` (``-k crux_screens`` alone).
 
@@ -22,6 +24,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), need
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WIDTHS = {"desktop": (1280, 900), "phone": (375, 812)}
+# Shown again in the dark scheme: a page of each kind (lists, a graph, the journal's end, the
+# inner voice's answer, the review queue).
+DARK = (
+    "home",
+    "thoughts",
+    "thought",
+    "entity",
+    "journal-crux",
+    "inner-voice-thread",
+    "review-queue",
+)
 PASSWORD = "demo-screenshots-1"
 
 
@@ -198,16 +211,24 @@ def test_screenshots(page: Any, live_server: Any, demo: dict[str, str]) -> None:
         ("reflect", "/journal/", _reflect),
         ("inner-voice", "/inner-voice/", None),
         ("inner-voice-thread", thread, None),
-        ("review-queue", "/admin/kg/entitycandidate/", None),
+        ("review-queue", "/kg/review/", None),
     ]
-    for name, path, then in shots:
-        for width, (w, h) in WIDTHS.items():
-            page.set_viewport_size({"width": w, "height": h})
-            page.goto(live_server.url + path)
-            if then is not None:
-                then(page)
-            page.screenshot(path=str(OUT / f"{name}-{width}.png"), full_page=True)
-    assert len(list(OUT.glob("*.png"))) >= len(shots) * len(WIDTHS)
+    written = []
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for name, path, then in shots:
+            if scheme == "dark" and name not in DARK:
+                continue
+            for width, (w, h) in WIDTHS.items():
+                page.set_viewport_size({"width": w, "height": h})
+                page.goto(live_server.url + path)
+                if then is not None:
+                    then(page)
+                suffix = "-dark" if scheme == "dark" else ""
+                out = OUT / f"{name}-{width}{suffix}.png"
+                page.screenshot(path=str(out), full_page=True)
+                written.append(out)
+    assert len(written) == (len(shots) + len(DARK)) * len(WIDTHS)
 
 
 def test_crux_screens(page: Any, live_server: Any, settings: Any) -> None:
