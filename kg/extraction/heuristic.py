@@ -314,6 +314,8 @@ class HeuristicExtractor(
             # "Saleor, a commerce platform written in Python", "harbor-beats, is a BEATs model
             # trained on": the name set off by the comma is what the participle speaks of.
             b = a - 1 if a >= 1 and toks[a - 1].low in AUX else a
+            while b >= 1 and b < a and toks[b - 1].low in ("itself", "themselves"):
+                b -= 1  # "The fleet manager itself is a Python service owned by"
             b = b - 1 if b >= 1 and toks[b - 1].text == "," else b
             if a >= 2 and toks[a - 1].low in AUX and sent.phrase_before(a - 1) is not None:
                 before = sent.phrase_before(a - 1)

@@ -74,6 +74,7 @@ _DIRECT: list[tuple[str, str]] = [
     ("generate generates generated", "generates"),
     ("supersede supersedes superseded", "replaces"),
     ("deprecate deprecates deprecated", "deprecates"),
+    ("reach reaches reached", "calls"),
 ]
 
 # Verbs that need a preposition ("X depends on Y", "Kibana reads logs from Elasticsearch").
@@ -149,6 +150,10 @@ _PARTICLE: list[tuple[str, str, str]] = [
     ("work works", "with", "integrates_with"),
     ("train trains trained", "on", "trained_on"),
     ("fine-tuned finetuned", "on", "trained_on"),
+    # "runs under Gunicorn", "sits on a single VM", "lives on a Pi".
+    ("run runs ran running", "under", "runs_on"),
+    ("sit sits sat", "on", "runs_on"),
+    ("live lives lived", "on", "runs_on"),
 ]
 
 
@@ -245,7 +250,8 @@ def _bare_passives() -> list[VerbPattern]:
     for past, rel in (("maintained", "maintains"), ("created", "created"), ("built", "created"),
                       ("deployed", "deploys"), ("monitored", "monitors"), ("used", "uses"),
                       ("needed", "depends_on"), ("required", "depends_on"),
-                      ("consumed", "consumes_from"), ("watched", "monitors")):  # fmt: skip
+                      ("consumed", "consumes_from"), ("watched", "monitors"),
+                      ("owned", "owns"), ("led", "leads")):  # fmt: skip
         patterns.append(VerbPattern((past, "by"), rel, reverse=True))
     return patterns
 

@@ -47,7 +47,7 @@ ADVERBS_AUX = {
     "will", "would", "can", "could", "may", "might", "must", "does", "did", "do", "already",
     "usually", "often", "sometimes", "mostly", "actually", "really", "just", "then", "later",
     "soon", "finally", "recently", "eventually", "probably", "definitely", "apparently",
-    "even", "longer", "heavily", "directly", "has", "have", "had",
+    "even", "longer", "heavily", "directly", "has", "have", "had", "itself", "themselves",
 }  # fmt: skip
 _MAX_NAME_TOKENS = 5
 _GAP_STOPS = {

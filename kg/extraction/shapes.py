@@ -116,10 +116,11 @@ class ShapeRules(ExtractorBase):
                 continue
             if toks[k].low not in ("is", "'s", "are", "it's") or toks[k + 1].low not in ("a", "an"):
                 continue
-            before = sent.phrase_before(k) if k else None
+            j = k - 1 if k > 1 and toks[k - 1].low in ("itself", "themselves") else k
+            before = sent.phrase_before(j) if j else None
             if toks[k].low == "it's" and (state.last_subject or state.topic):
                 subject = state.last_subject or state.topic or ""  # "It's a Laravel app"
-            elif before is not None and before[1] == k:
+            elif before is not None and before[1] == j:
                 subject = self._name(sent, before, names)
                 if owned_part(sent, before):
                     state.owned.add(subject)

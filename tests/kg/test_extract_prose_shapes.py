@@ -201,3 +201,19 @@ def test_a_labelled_list_in_a_titled_passage_is_what_the_project_uses():
     got = edges(text)
     assert {("tern", "elixir"), ("tern", "phoenix"), ("tern", "oban")} <= set(got)
     assert got[("tern", "oban")][1] == "Under the hood: Elixir, Phoenix and Oban."
+
+
+def test_itself_after_the_subject_and_a_bare_passive_of_ownership():
+    text = "The billing worker itself is a plain Python 3.12 service owned by Ines Moreau."
+    got = edges(text)
+    assert got[("billing worker", "python 3.12")][0] == "built_with"
+    assert got[("ines moreau", "billing worker")][0] == "owns"
+
+
+def test_a_relative_clause_with_two_verbs_speaks_of_its_antecedent():
+    text = (
+        "The search API, which runs under Gunicorn and reaches Postgres through PgBouncer, is slow."
+    )
+    got = edges(text)
+    assert got[("search api", "gunicorn")][0] == "runs_on"
+    assert ("search api", "postgres") in got
