@@ -244,6 +244,7 @@ class HeuristicExtractor(
             i = self._relation_at(sent, i, scan, names, types, edges, state)
         self._object_relatives(sent, names, edges, state)
         self._placed_on(sent, names, edges, state)
+        self._glossed_runtime(sent, names, edges, state)
         self._instruments(sent, names, edges, state)
         self._mentions(sent, names, edges, state)
 

@@ -6,6 +6,8 @@ a stream are read, and the clause must leave the verb without an object of its o
 
 from __future__ import annotations
 
+import re
+
 from kg.extraction.judge import strong
 from kg.extraction.lexicon import DETERMINERS
 from kg.extraction.names import clean, known_type
@@ -104,6 +106,9 @@ class RelativeRules(ExtractorBase):
         state.evidence.setdefault((src, dst), state.sentence)
 
 
+_VERSIONED_GLOSS = re.compile(
+    r"[ \t]*\((?P<tech>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)? v?\d+(?:\.\d+)*)\)"
+)
 # A host-like head after "on": "PHD2 on the ASIAIR", "nginx on the raspberry pi".
 _HOST_HEADS = {"host", "node", "box", "server", "pi", "cluster", "vm", "machine", "instance"}
 _HOSTED_ON_BEFORE = {"and", ",", "with", "of", "for", "is", "are", "was", "were"}
@@ -122,11 +127,14 @@ class PlacedRules(ExtractorBase):
         verb between them, is software that runs on that machine."""
         toks = sent.toks
         for i in range(1, len(toks) - 1):
-            if toks[i].low != "on":
+            if toks[i].low not in ("on", "behind"):
                 continue
             left = sent.phrase_before(i)
             right = sent.phrase_after(i + 1)
             if left is None or right is None or left[1] != i:
+                continue
+            if toks[i].low == "behind":
+                self._behind(sent, left, right, names, edges, state)
                 continue
             if left[0] > 0 and sent.verb_at(left[0] - 1) is not None:
                 continue  # "runs X on Y" is the verb scan's
@@ -145,3 +153,52 @@ class PlacedRules(ExtractorBase):
             src, dst = self._name(sent, left, names), self._name(sent, right, names)
             self._edge(edges, src, dst, "runs_on")
             state.evidence.setdefault((src, dst), state.sentence)
+
+    def _behind(
+        self,
+        sent: Sentence,
+        left: tuple[int, int],
+        right: tuple[int, int],
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "We run inventory-api behind Envoy": the writer's own service (a name the gazetteer does
+        not know) behind a known proxy needs it."""
+        service = clean(sent.span(*left))
+        proxy = clean(sent.span(*right))
+        if service is None or proxy is None or not strong(service):
+            return
+        if known_type(service) is not None:
+            return  # "Backblaze B2 behind Bunny CDN": a product behind a CDN is routed to
+        if known_type(proxy) not in ("technology", "tool", "service"):
+            return
+        src, dst = self._name(sent, left, names), self._name(sent, right, names)
+        self._edge(edges, src, dst, "depends_on")
+        state.evidence.setdefault((src, dst), state.sentence)
+
+    def _glossed_runtime(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "We run inventory-api (Go 1.23) behind Envoy": a language or runtime with its version
+        in parentheses right after a name is what the name is built with."""
+        toks = sent.toks
+        for j in range(len(toks)):
+            found = _VERSIONED_GLOSS.match(sent.text, toks[j].end)
+            if found is None:
+                continue
+            tech = found.group("tech")
+            if known_type(tech.rsplit(" ", 1)[0]) not in ("technology", "library"):
+                continue
+            named = sent.phrase_before(j + 1)
+            said = clean(sent.span(*named)) if named is not None else None
+            if named is None or said is None or not strong(said) or known_type(said) is not None:
+                continue
+            key = self._name(sent, named, names)
+            names.setdefault(tech.lower(), tech)
+            self._edge(edges, key, tech.lower(), "built_with")
+            state.evidence.setdefault((key, tech.lower()), state.sentence)

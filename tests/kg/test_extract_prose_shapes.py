@@ -217,3 +217,10 @@ def test_a_relative_clause_with_two_verbs_speaks_of_its_antecedent():
     got = edges(text)
     assert got[("search api", "gunicorn")][0] == "runs_on"
     assert ("search api", "postgres") in got
+
+
+def test_a_versioned_runtime_in_parentheses_and_a_proxy_in_front():
+    text = "We host quotebook-api (Python 3.12) behind Caddy on a small VM."
+    got = edges(text)
+    assert got[("quotebook-api", "python 3.12")] == ("built_with", text)
+    assert got[("quotebook-api", "caddy")] == ("depends_on", text)
