@@ -230,3 +230,21 @@ def test_asking_on_in_a_thread_from_its_page_continues_it_twice(browser, voice):
         response = ask(browser, thread_id=str(thread.id), query="And then?")
         assert response.status_code == 302, response.content.decode()[-800:]
     assert thread.exchanges.count() == 3
+
+
+def test_an_offline_answer_reads_as_prose_and_its_sources_are_links(browser, user):
+    """No chat model: the offline composer answers. The page shows its words without ids or
+    the stored Sources line, and names each source once, as a link to its page."""
+    from tests.innervoice.conftest import entity_at
+
+    source = thought_at(user, 0.9, 4, content="Billing keeps its invoices in Postgres.")
+    entity = entity_at(0.85, 5, name="Postgres", entity_type="technology")
+    page = browser.get(ask(browser)["Location"]).content.decode()
+    answer = re.search(r'<p class="answer">(.*?)</p>', page, re.S).group(1)
+    assert "Billing keeps its invoices in Postgres." in answer
+    assert "thoughts:" not in answer and "kge:" not in answer and "Sources" not in answer
+    assert page.count("Sources:") == 1
+    assert f'href="/thoughts/{source.pk}/" class="tag source"' in page
+    assert f'href="/kg/entities/{entity.pk}/" class="tag source"' in page
+    stored = Thought.objects.get(origin="inner_voice").content  # the spec's Sources line stays
+    assert f"thoughts:{source.pk}" in stored and f"kge:{entity.pk}" in stored
