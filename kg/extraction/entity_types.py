@@ -96,14 +96,18 @@ _LISTED_KINDS = (
     ("queues|topics|tables|buckets", "dataset"),
 )
 _DATASET_NOUNS = r"topics?|tables?|queues?|buckets?|streams?|datasets?|corpus|index|views?"
-_HOST_NOUNS = r"hosts?|clusters?|nodes?|boxe?s?|servers?|instances?|vms?|machines?|racks?"
+_HOST_NOUNS = (
+    r"hosts?|clusters?|nodes?|boxe?s?|servers?|instances?|vms?|machines?|racks?|partitions?"
+)
 # A name written in quotes or backticks stands in the same place: "the `renders` queue".
 _QUOTE = r"[`'\"]?"
 _LISTED_BEFORE = tuple(
     (re.compile(rf"(?i:\b(?:{kinds})):[^.:\n]*?{_QUOTE}\Z"), kind) for kinds, kind in _LISTED_KINDS
 )
-_DATASET_BEFORE = re.compile(rf"(?i:\b(?:{_DATASET_NOUNS}))\s+{_QUOTE}\Z")
-_DATASET_AFTER = re.compile(rf"{_QUOTE}\s+(?i:(?:{_DATASET_NOUNS})\b)")
+# "a MinIO bucket, `tiles-cache`", "the `ledger.settled` Kafka topic": the kind noun beside
+# the name, perhaps after a comma or with the broker's name between.
+_DATASET_BEFORE = re.compile(rf"(?i:\b(?:{_DATASET_NOUNS}))\s*,?\s+{_QUOTE}\Z")
+_DATASET_AFTER = re.compile(rf"{_QUOTE}\s+(?:[A-Z][\w.-]*\s+){{0,2}}(?i:(?:{_DATASET_NOUNS})\b)")
 _HOST_BEFORE = re.compile(rf"(?i:\b(?:{_HOST_NOUNS}))\s+{_QUOTE}\Z")
 _HOST_AFTER = re.compile(rf"{_QUOTE}\s+(?i:(?:{_HOST_NOUNS})\b)")
 _DATASET_SUFFIX = re.compile(r"[a-z]+(?:[._-][a-z]+)*\.(?:raw|clean|v\d)")
@@ -140,6 +144,33 @@ def _versioned(name: str) -> str | None:
     if tail.islower() and tail.isalpha():
         return None
     return known_type(" ".join(words[:-1]))
+
+
+_KIND_WORDS = {
+    "library": "library", "package": "library", "crate": "library", "gem": "library",
+    "module": "library", "sdk": "library", "framework": "library", "bindings": "library",
+    "client": "library", "wrapper": "library", "layer": "library", "parser": "library",
+    "encoder": "library", "toolkit": "library", "extension": "library",
+    "tool": "tool", "cli": "tool", "utility": "tool", "command-line": "tool", "editor": "tool",
+    "generator": "tool", "checker": "tool",
+    "service": "service", "microservice": "service",
+}  # fmt: skip
+_KINDS = "|".join(_KIND_WORDS)
+_TAGLINE = re.compile(rf"\A\s*#[^\n]*\n+\s*(?:An?|The) (?:[\w+#.-]+ ){{0,5}}?({_KINDS})\b", re.I)
+
+
+def described_kind(name: str, text: str) -> str | None:
+    """What a passage says its project is: "tallow is a small OCaml library", "# zigpak" then
+    "A MessagePack encoder library for Zig." (library, tool or service)."""
+    said = re.search(
+        rf"(?<![\w-]){re.escape(name)}(?![\w-]),? (?:is|was) an? (?:[\w+#.-]+ ){{0,5}}?"
+        rf"({_KINDS})\b",
+        text,
+        re.I,
+    )
+    if said is None and text.lstrip().lower().startswith(f"# {name.lower()}\n"):
+        said = _TAGLINE.match(text)
+    return _KIND_WORDS[said.group(1).lower()] if said is not None else None
 
 
 def resolve_type(name: str, hinted: str | None, text: str) -> str:

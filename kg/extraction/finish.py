@@ -19,6 +19,7 @@ from kg.extraction.judge import (
 )
 from kg.extraction.names import KIND_NOUNS, clean, known_type
 from kg.extraction.nouns import common_noun, marked_as_name, plain_word
+from kg.extraction.phrases import sentence_spans
 from kg.extraction.state import (
     DOMAIN,
     Cleaned,
@@ -58,7 +59,7 @@ def clean_name(
         done.final.setdefault(host.lower(), host)
         pair = (cleaned.lower(), host.lower())
         done.extra[pair] = "part_of"
-        done.extra_evidence[pair] = next((v for (a, b), v in evidence.items() if key in (a, b)), "")
+        done.extra_evidence[pair] = _said(key, surface, evidence, text)
 
 
 # "`ledger.settled` Kafka topic", "payouts Postgres table": a named topic, table or queue of a
@@ -109,6 +110,16 @@ def _cleaned(
     return cleaned
 
 
+def _said(key: str, surface: str, evidence: dict[tuple[str, str], str], text: str) -> str:
+    """The sentence an edge a phrase adds by itself comes from: that of any edge of the phrase,
+    else the first sentence of the passage that writes it."""
+    found = next((v for (a, b), v in evidence.items() if key in (a, b)), "")
+    if found:
+        return found
+    low = surface.lower()
+    return next((text[a:b] for a, b in sentence_spans(text) if low in text[a:b].lower()), "")
+
+
 def _titled(name: str, text: str) -> bool:
     """ "# rover_nav": a snake_case word that is the passage's heading names its project."""
     return re.search(rf"^#[ \t]+{re.escape(name)}[ \t]*$", text, re.M | re.I) is not None
@@ -130,7 +141,7 @@ def _owner_edge(
     pair = (owned.lower(), cleaned.lower()) if rel == "owns" else (cleaned.lower(), owned.lower())
     if pair[0] != pair[1]:
         done.extra[pair] = rel
-        done.extra_evidence[pair] = next((v for (a, b), v in evidence.items() if key in (a, b)), "")
+        done.extra_evidence[pair] = _said(key, cleaned, evidence, text)
 
 
 def kept_edges(

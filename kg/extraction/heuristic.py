@@ -27,6 +27,7 @@ from kg.extraction.clauses import (
     release_topic,
     required_items,
 )
+from kg.extraction.entity_types import described_kind
 from kg.extraction.entity_types import entity_type as entity_type
 from kg.extraction.entity_types import looks_like_person as _looks_like_person
 from kg.extraction.entity_types import resolve_type as _type
@@ -127,6 +128,9 @@ class HeuristicExtractor(
                     names.setdefault(key, seen[key])
                     relational.add(key)
             self._standalone(sent, names, types)
+        if state.topic is not None and state.topic in names and types.get(state.topic) == "project":
+            kind = described_kind(names[state.topic], text)  # "tallow is a small OCaml library"
+            types[state.topic] = kind or "project"
         return self._finish(
             names,
             types,

@@ -224,3 +224,33 @@ def test_a_versioned_runtime_in_parentheses_and_a_proxy_in_front():
     got = edges(text)
     assert got[("quotebook-api", "python 3.12")] == ("built_with", text)
     assert got[("quotebook-api", "caddy")] == ("depends_on", text)
+
+
+def types(text: str) -> dict[str, str]:
+    return {e.name.lower(): e.entity_type for e in HeuristicExtractor().extract(text).entities}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("# plinth\n\nplinth is a small Rust library for reading FITS headers.", "library"),
+        ("# plinth\n\nA command-line tool that renames photos by date.", "tool"),
+        ("# plinth\n\nplinth renames photos by date.", "project"),
+    ],
+    ids=["is-a-library", "tagline-tool", "no-kind"],
+)
+def test_what_a_readme_says_its_project_is_types_it(text, kind):
+    assert types(text)["plinth"] == kind
+
+
+def test_a_named_topic_and_bucket_are_datasets():
+    assert types("Clips are cached in a MinIO bucket, `clip-cache`.")["clip-cache"] == "dataset"
+    assert types("The recorder publishes to the `clips.v1` Kafka topic.")["clips.v1"] == "dataset"
+
+
+def test_an_edge_the_name_itself_gives_carries_the_sentence_that_writes_it():
+    text = "Nothing else changed. Events now go to the `clips.v1` Kafka topic."
+    assert edges(text)[("clips.v1", "kafka")] == (
+        "part_of",
+        "Events now go to the `clips.v1` Kafka topic.",
+    )
