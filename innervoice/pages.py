@@ -254,7 +254,8 @@ KINDS = {"kge": "entity", "kgo": "observation"}  # the KG's refs (kge:12) as kin
 def _add_sources(request: HttpRequest, exchanges: list[Any]) -> None:
     """Sets each exchange's ``source_links``: the thoughts and KG memories its answer was drawn
     from, as links to their pages, as far as the viewer may still see them (a query or two a
-    page, not one an exchange)."""
+    page, not one an exchange). A thought is named by its first sentence; an earlier offline
+    answer by what it found, not by the header every such answer opens with."""
     thought_ids = {t for x in exchanges for t in x.thoughts_provided or []}
     refs = {x.pk: [_ref(r) for r in x.memories_injected or []] for x in exchanges}
     wanted = {
@@ -268,7 +269,10 @@ def _add_sources(request: HttpRequest, exchanges: list[Any]) -> None:
     previews = {str(pk): text for pk, text in visible.values_list("pk", "content")}
     for x in exchanges:
         links = [
-            {"label": _short(previews[t]), "href": reverse("thought-page", args=[t])}
+            {
+                "label": _short(compose.summary_sentence(previews[t])),
+                "href": reverse("thought-page", args=[t]),
+            }
             for t in x.thoughts_provided or []
             if t in previews
         ]
