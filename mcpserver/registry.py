@@ -103,12 +103,22 @@ def tool_call(
 ) -> dict[str, Any]:
     """Validate ``arguments`` with the tool's serializer and run it as ``user``. Raises
     ``ToolError`` with a message naming what was wrong."""
+    text = tool_text(user=user, name=name, arguments=arguments, progress=progress)
+    result: dict[str, Any] = json.loads(text)
+    return result
+
+
+def tool_text(
+    *, user: User, name: str, arguments: dict[str, Any] | None, progress: Progress | None = None
+) -> str:
+    """``tool_call``'s answer as JSON text, as REST writes its values: what a client reads as
+    the text rendering, and parses once for the structured result."""
     tool = tool_find(name)
     data = tool.input(data=arguments or {}, context={"request": _Caller(user)})
     try:
         data.is_valid(raise_exception=True)
         call = Call(user, dict(data.validated_data), data, progress or _ignore)
-        return as_json(tool.run(call))
+        return json.dumps(tool.run(call), cls=JSONEncoder, ensure_ascii=False)
     except serializers.ValidationError as exc:
         raise ToolError(validation_message(exc) + _closest_choices(data, arguments or {})) from None
     except ServiceError as exc:

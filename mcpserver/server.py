@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from legacymind.errors import NotFound
 from mcpserver import tools  # noqa: F401  registers the tools
-from mcpserver.registry import TOOLS, ToolError, as_json, tool_call
+from mcpserver.registry import TOOLS, ToolError, as_json, tool_text
 from thoughts import selectors
 from thoughts.api.read import ChainOut, ThoughtDetailOut
 
@@ -70,10 +70,6 @@ def _tool(tool: Any) -> types.Tool:
     )
 
 
-def _text(result: dict[str, Any]) -> list[types.ContentBlock]:
-    return [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
-
-
 def thought_resource(user: User, thought_id: str) -> dict[str, Any]:
     """A thought (as its REST detail) and its chain (as the chain endpoint answers it)."""
     thought = selectors.thought_get(user=user, thought_id=thought_id)
@@ -117,13 +113,15 @@ def _call_tool(caller: CallerOf) -> Callable[..., Awaitable[types.CallToolResult
     ) -> types.CallToolResult:
         who = caller(ctx)
         report = _progress_reporter(ctx)
-        run = partial(tool_call, user=who.user, name=params.name, arguments=params.arguments)
+        run = partial(tool_text, user=who.user, name=params.name, arguments=params.arguments)
         try:
-            result = await who.run(partial(run, progress=report))
+            text = await who.run(partial(run, progress=report))
         except ToolError as exc:
             message: list[types.ContentBlock] = [types.TextContent(type="text", text=str(exc))]
             return types.CallToolResult(content=message, is_error=True)
-        return types.CallToolResult(content=_text(result), structured_content=result)
+        # The text rendering, for clients that read no structuredContent, is the same JSON.
+        rendered: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
+        return types.CallToolResult(content=rendered, structured_content=json.loads(text))
 
     return call_tool
 
