@@ -237,7 +237,9 @@ def _evidence(cand: selectors.AnyCandidate, viewer_id: int | None) -> dict[str, 
                     end = at + len(name)
                     return {"before": sentence[:at], "name": sentence[at:end],
                             "after": sentence[end:]}  # fmt: skip
-    if texts and texts[0].strip():  # an edge's evidence that names neither end as written
+    # No sentence names it as written (an edge's evidence in other words, a name the extractor
+    # normalised): the evidence, or the start of the thought, unmarked.
+    if texts and texts[0].strip():
         return {"before": " ".join(texts[0].split())[:400], "name": "", "after": ""}
     return {}
 

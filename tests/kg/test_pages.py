@@ -157,3 +157,29 @@ def test_decisions_go_through_the_apis_service_and_come_back_to_the_queue(
     ).content.decode()
     assert "Nothing was decided" in page
     assert EntityCandidate.objects.get(pk=other.pk).status == CandidateStatus.PENDING
+
+
+def test_the_queue_pages_and_a_decision_returns_to_its_page(moderator: Any) -> None:
+    from kg.models import CandidateStatus, EntityCandidate
+    from tests.kg.factories import EntityCandidateFactory
+
+    rows = [EntityCandidateFactory(name=f"Name {n}") for n in range(23)]
+    client = signed_in(moderator)
+    first = client.get("/kg/review/", {"kind": "entity"}).content.decode()
+    assert first.count('class="candidate"') == 20 and "Page 1 of 2" in first
+    second = client.get("/kg/review/", {"kind": "entity", "page": "2"}).content.decode()
+    assert second.count('class="candidate"') == 3
+    oldest = rows[0]
+    assert f'id="cand-entity-{oldest.pk}"' in second  # newest first: the oldest is last
+    back = client.post(
+        "/kg/review/decide",
+        {"id": oldest.pk, "kind": "entity", "decision": "approve", "queue": "entity", "page": "2"},
+    )
+    assert back["Location"] == "/kg/review/?kind=entity&page=2"
+    assert EntityCandidate.objects.get(pk=oldest.pk).status == CandidateStatus.APPROVED
+    # Only the queue's own kind and page come back, never an address from the form.
+    odd = client.post(
+        "/kg/review/decide",
+        {"id": rows[1].pk, "kind": "entity", "decision": "reject", "queue": "//evil.example"},
+    )
+    assert odd["Location"] == "/kg/review/?kind=mixed"
