@@ -236,6 +236,7 @@ class HeuristicExtractor(
         self._apposed(sent, names, edges, state)
         self._apposed_after(sent, names, edges, state)
         self._passive_tool(sent, names, edges, state)
+        self._used_for(sent, names, edges, state)
         if (pair := paired_on(sent)) is not None:
             person, thing = (self._name(sent, span, names) for span in pair)
             if _looks_like_person(names[person]):

@@ -237,6 +237,8 @@ class Sentence:
                     name_word(toks[k]) or determiner(toks[k]) or toks[k].text.isalpha()
                 ):
                     break  # "stores notes in" reads on; "uses X and writes to" does not
+                if k == end and _same_particle(toks, k, pattern.particle):
+                    break  # "Background work runs on X": "runs" is the verb, "work" a noun
         return None
 
     def verb_within(self, i: int) -> bool:
@@ -305,6 +307,13 @@ def _participle(tok: Tok) -> bool:
     if not tok.text.islower() or low in KNOWN_TYPES:
         return False
     return (low.endswith("ed") and len(low) > 4) or low in _IRREGULAR_PAST
+
+
+def _same_particle(toks: list[Tok], k: int, particle: str) -> bool:
+    """A verb at ``k`` that takes the same preposition, which follows it."""
+    if k + 1 >= len(toks) or toks[k + 1].low != particle or not toks[k].text.islower():
+        return False
+    return any(p.particle == particle for p in VERBS_BY_FIRST.get(toks[k].low, ()))
 
 
 def pronoun_at(sent: Sentence, i: int) -> str | None:

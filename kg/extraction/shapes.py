@@ -215,6 +215,40 @@ class ShapeRules(ExtractorBase):
             self._edge(edges, key, tech.lower(), "built_with")
             state.evidence.setdefault((key, tech.lower()), state.sentence)
 
+    def _used_for(
+        self,
+        sent: Sentence,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "Prometheus, Loki and Grafana are used for monitoring": each named subject of "is
+        used for" (or "to", "as") is what the passage's project uses."""
+        toks = sent.toks
+        if state.topic is None:
+            return
+        for k in range(1, len(toks) - 2):
+            if toks[k].low not in ("is", "are"):
+                continue
+            v = k + 1
+            while v < len(toks) - 1 and toks[v].low in ADVERBS_AUX:
+                v += 1
+            if toks[v].low != "used" or toks[v + 1].low not in ("for", "to", "as"):
+                continue
+            end = k
+            while (before := sent.phrase_before(end)) is not None and before[1] == end:
+                key = self._name(sent, before, names)
+                said = clean(names[key])
+                if said is not None and strong(said) and key != state.topic:
+                    self._edge(edges, state.topic, key, "uses")
+                    state.evidence.setdefault((state.topic, key), state.sentence)
+                end = before[0]  # "Prometheus, Loki and Grafana": each joined subject
+                while end > 0 and toks[end - 1].low in (",", "and"):
+                    end -= 1
+                if end == before[0]:
+                    break
+            return
+
     def _made_of(
         self,
         sent: Sentence,

@@ -254,3 +254,18 @@ def test_an_edge_the_name_itself_gives_carries_the_sentence_that_writes_it():
         "part_of",
         "Events now go to the `clips.v1` Kafka topic.",
     )
+
+
+def test_names_that_are_used_for_something_are_the_projects():
+    text = "# mosswatch\n\nmosswatch logs moisture. Prometheus, Loki and Grafana are used for monitoring."
+    got = edges(text)
+    for name in ("prometheus", "loki", "grafana"):
+        assert got[("mosswatch", name)] == (
+            "uses",
+            "Prometheus, Loki and Grafana are used for monitoring.",
+        )
+
+
+def test_a_noun_before_a_verb_with_the_same_preposition_is_no_verb():
+    text = "# mosswatch\n\nBackground work runs on Sidekiq."
+    assert edges(text)[("mosswatch", "sidekiq")][0] == "runs_on"
