@@ -240,7 +240,9 @@ def test_an_offline_answer_reads_as_prose_and_its_sources_are_links(browser, use
     source = thought_at(user, 0.9, 4, content="Billing keeps its invoices in Postgres.")
     entity = entity_at(0.85, 5, name="Postgres", entity_type="technology")
     page = browser.get(ask(browser)["Location"]).content.decode()
-    answer = re.search(r'<p class="answer">(.*?)</p>', page, re.S).group(1)
+    found = re.search(r'<p class="answer">(.*?)</p>', page, re.S)
+    assert found is not None
+    answer = found.group(1)
     assert "Billing keeps its invoices in Postgres." in answer
     assert "thoughts:" not in answer and "kge:" not in answer and "Sources" not in answer
     assert page.count("Sources:") == 1

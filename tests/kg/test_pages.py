@@ -163,7 +163,7 @@ def test_the_queue_pages_and_a_decision_returns_to_its_page(moderator: Any) -> N
     from kg.models import CandidateStatus, EntityCandidate
     from tests.kg.factories import EntityCandidateFactory
 
-    rows = [EntityCandidateFactory(name=f"Name {n}") for n in range(23)]
+    rows: list[Any] = [EntityCandidateFactory(name=f"Name {n}") for n in range(23)]
     client = signed_in(moderator)
     first = client.get("/kg/review/", {"kind": "entity"}).content.decode()
     assert first.count('class="candidate"') == 20 and "Page 1 of 2" in first
