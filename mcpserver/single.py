@@ -27,7 +27,13 @@ from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.message import MessageMetadata, ServerMessageMetadata
 from mcp.shared.transport_context import TransportContext
-from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse, RequestId
+from mcp_types import (
+    DEFAULT_NEGOTIATED_VERSION,
+    JSONRPCError,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+)
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from starlette.requests import Request
@@ -48,7 +54,8 @@ class Single:
 def single_request(scope: dict[str, Any], body: bytes) -> Single | None:
     """The request in ``body`` if this path serves it, else None (the SDK's transport will)."""
     request = Request(scope)
-    version = request.headers.get(_VERSION_HEADER)
+    # No header: a 2025-03-26 client, which sends none (the transport assumes that version too).
+    version = request.headers.get(_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
     if request.method != "POST" or version not in HANDSHAKE_PROTOCOL_VERSIONS:
         return None
     if not check_accept_headers(request)[0] or not _json_content(request):
