@@ -80,6 +80,7 @@ _DOCUMENT_WORDS = re.compile(
     r"|^(?:changelog|change log|release notes) for\s+",
     re.I,
 )
+_FIRST_PERSON = {"i", "we", "i'm", "we're", "i've", "we've", "i’m", "we’re"}  # noqa: RUF001
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?)\b(?![.@]\w)")
 
 
@@ -376,6 +377,8 @@ class HeuristicExtractor(
             it = (self._name(sent, head, names) if head else None) or state.last_subject
             it = it or state.topic
             scan.subjects = [it] if toks[k - 1].low == "it" and it else []
+            if toks[k - 1].low in _FIRST_PERSON and state.titled and state.topic:
+                scan.subjects = [state.topic]  # a log of its project: "we're using bump.lua"
 
     def _standalone(self, sent: Sentence, names: dict[str, str], types: dict[str, str]) -> None:
         """Names outside relations, by spelling only: technical tokens anywhere, capitalised

@@ -140,6 +140,7 @@ _PARTICLE: list[tuple[str, str, str]] = [
     ("schedule schedules", "through", "uses"),
     ("sit sits", "behind", "depends_on"),
     ("deployed", "to", "runs_on"),
+    ("deploy deploys deploying", "to", "runs_on"),
     ("deployed", "on", "runs_on"),
     ("runs ran run running", "in", "runs_on"),
     ("build builds", "on", "built_with"),

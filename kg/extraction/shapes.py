@@ -372,13 +372,19 @@ class ShapeRules(ExtractorBase):
         if owner is not None and clean(owner) is not None and _named(owner):
             holder: str | None = owner.lower()  # "Fieldnote's image uploads": Fieldnote's
             names.setdefault(owner.lower(), owner)
-        elif clean(thing) is None:
-            holder = None
-        elif _named(_unopened(thing) if moved[0] == 0 else thing) and not owned_part(sent, moved):
+        elif (
+            clean(thing) is not None
+            and _named(_unopened(thing) if moved[0] == 0 else thing)
+            and not owned_part(sent, moved)
+        ):
             holder = self._name(sent, moved, names)
         elif state.topic is not None and state.titled:
             holder = state.topic  # "Card tokenisation moved", "the local database": the project's
-        elif thing.islower() and thing.split()[-1] in KIND_NOUNS | set(HEAD_TYPES):
+        elif (
+            clean(thing) is not None
+            and thing.islower()
+            and thing.split()[-1] in KIND_NOUNS | set(HEAD_TYPES)
+        ):
             holder = self._name(sent, moved, names)  # "moved the eval cron from ... to ..."
         else:
             holder = None

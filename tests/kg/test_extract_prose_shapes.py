@@ -269,3 +269,14 @@ def test_names_that_are_used_for_something_are_the_projects():
 def test_a_noun_before_a_verb_with_the_same_preposition_is_no_verb():
     text = "# mosswatch\n\nBackground work runs on Sidekiq."
     assert edges(text)[("mosswatch", "sidekiq")][0] == "runs_on"
+
+
+def test_first_person_in_a_log_of_a_project_speaks_for_the_project():
+    text = (
+        "Day 3 on Quillmoss.\nWe now deploy to Fly.io and I moved the cache from Redis to Valkey."
+    )
+    got = edges(text)
+    assert got[("redis", "valkey")][0] == "replaced_by"
+    assert ("quillmoss", "valkey") in got
+    assert ("quillmoss", "fly.io") in got
+    assert ("quillmoss", "redis") not in got
