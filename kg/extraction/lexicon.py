@@ -155,6 +155,15 @@ _PARTICLE: list[tuple[str, str, str]] = [
     ("run runs ran running", "under", "runs_on"),
     ("sit sits sat", "on", "runs_on"),
     ("live lives lived", "on", "runs_on"),
+    # Data put somewhere: "loads feeds into DuckDB", "archived to ClickHouse", "syncs to X".
+    ("load loads loaded loading", "into", "writes_to"),
+    ("build builds built building", "into", "writes_to"),
+    ("upsert upserts upserted", "into", "writes_to"),
+    ("dump dumps dumped", "into", "writes_to"),
+    ("archive archives archived", "to", "writes_to"),
+    ("mirror mirrors mirrored", "to", "writes_to"),
+    ("sync syncs synced syncing", "to", "integrates_with"),
+    ("compile compiles compiled", "to", "runs_on"),
 ]
 
 

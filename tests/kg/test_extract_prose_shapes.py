@@ -280,3 +280,10 @@ def test_first_person_in_a_log_of_a_project_speaks_for_the_project():
     assert ("quillmoss", "valkey") in got
     assert ("quillmoss", "fly.io") in got
     assert ("quillmoss", "redis") not in got
+
+
+def test_data_put_into_a_store_is_written_to_it():
+    text = "harvest-job loads nightly feeds into ClickHouse and archives old rows to S3."
+    got = edges(text)
+    assert got[("harvest-job", "clickhouse")] == ("writes_to", text)
+    assert got[("harvest-job", "s3")] == ("writes_to", text)
