@@ -11,6 +11,7 @@ see ``phrases.strip_sources``.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from kg.extraction.clauses import (
@@ -48,6 +49,7 @@ from kg.extraction.names import clean, known_lower
 from kg.extraction.phrases import (
     RELATIVE,
     Sentence,
+    Tok,
     determiner,
     is_technical,
     name_word,
@@ -84,6 +86,21 @@ _FIRST_PERSON = {"i", "we", "i'm", "we're", "i've", "we've", "i’m", "we’re"}
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?)\b(?![.@]\w)")
 
 
+_MODALS = {"would", "might", "perhaps", "eventually", "someday"}
+_PLAN_OPENING = re.compile(r"[\s*_>-]*(?:next(?: up| step)?|todo|maybe|plan|idea)\b", re.I)
+_WISHES = {"want", "wants", "plan", "plans", "planning", "hope", "hoping", "going"}
+
+
+def _hypothetical(toks: list[Tok], sentence: str) -> bool:
+    """A wish, plan or possibility: "would be simpler on X", "want to try Y", "TODO: use Z"."""
+    lows = [t.low for t in toks]
+    if _PLAN_OPENING.match(sentence):
+        return True
+    if any(w in _MODALS for w in lows):
+        return True
+    return any(a in _WISHES and b == "to" for a, b in itertools.pairwise(lows))
+
+
 class HeuristicExtractor(
     RelationRules, ShapeRules, InstrumentRules, MentionRules, RelativeRules, PlacedRules
 ):
@@ -114,8 +131,9 @@ class HeuristicExtractor(
                 (text[a:b] for a, b in spans if a <= toks[0].start < b),
                 text[toks[0].start : toks[-1].end],
             )
-            if state.sentence.rstrip().endswith("?"):
-                # "Could the client fall back to X here?": a question states no relation.
+            if state.sentence.rstrip().endswith("?") or _hypothetical(toks, state.sentence):
+                # "Could the client fall back to X here?", "should move it to Cloudflare
+                # eventually": a question, a wish or a plan states no relation.
                 self._standalone(sent, names, types)
                 continue
             if toks[0].start in required:

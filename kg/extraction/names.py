@@ -66,6 +66,7 @@ GENERIC_ACRONYMS = {
     "p.m", "ok", "vat", "eu", "us", "uk", "lts", "p8", "rpc", "http/json", "json api",
     "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib",
     "ml", "ai", "etl", "http", "https", "ttl", "ssh", "tcp", "udp", "ip", "sql query", "cdn", "iot", "pcb", "oom", "tl;dr", "imo", "afaik", "btw", "io",
+    "sms", "mfa", "2fa", "otp", "gps", "ocr", "crm", "erp", "cms", "rest", "e2e",
 }  # fmt: skip
 _ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")
 _CODE = re.compile(r"\w+\.[A-Z_a-z]\w*\(|\w+\.\w*_\w*$|^[a-z]\w*\.[A-Z]\w*$|[()=<>{}\[\]`$]")

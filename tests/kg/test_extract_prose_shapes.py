@@ -287,3 +287,23 @@ def test_data_put_into_a_store_is_written_to_it():
     got = edges(text)
     assert got[("harvest-job", "clickhouse")] == ("writes_to", text)
     assert got[("harvest-job", "s3")] == ("writes_to", text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DNS is still at Namecheap; moving it to Cloudflare would be simpler.",
+        "Next: run the exporter on Fly.io.",
+        "I want to try Valkey for the cache.",
+    ],
+    ids=["would", "next", "want-to"],
+)
+def test_a_wish_or_plan_states_no_relation(text):
+    assert edges(text) == {}
+
+
+def test_a_practice_acronym_before_a_kind_noun_keeps_the_noun():
+    text = "The SMS gateway runs on AWS and sends through Twilio."
+    got = edges(text)
+    assert ("sms gateway", "aws") in got
+    assert "sms" not in names(text)
