@@ -171,6 +171,38 @@ def answer_table(
     return {h: floor(row) for h, row in table.items()}
 
 
+# How a writer answers when the options are the cruxes themselves (compose.options): they pick
+# the crux that is theirs, another, or "not sure". Rates measured on the train writers' entries
+# (tests/agent/fixtures/crux/writer_01..04) with the simulated writer of bench/crux.py, on
+# questions between a right and a wrong crux: a triad picked the right one 66%, a wrong one 12%,
+# "not sure" 22%; a pair 76%, 13%, 11%. A writer whose crux is another seed's, not offered,
+# picks the offered crux nearest theirs, at random as far as the agent can tell, and is as often
+# unsure: "not sure" is no evidence among the seeds. A writer whose crux is none of them (OTHER)
+# is unsure more often (assumed, not measured): so "not sure" moves mass to the latent, which
+# can spawn new hypotheses.
+PICK_OWN = {2: 0.76, 3: 0.66}
+PICK_UNSURE = {2: 0.11, 3: 0.22}
+OTHER_UNSURE = 0.5
+
+
+def pick_table(hypotheses: Sequence[str], targets: Sequence[str]) -> dict[str, list[float]]:
+    """P(option | h) for a question whose options are the ``targets``' own cruxes, in order,
+    then "not sure", for every id in ``hypotheses`` and OTHER: a writer recognises their crux
+    among the options, whatever archetype frames it."""
+    k = len(targets)
+    own = PICK_OWN.get(k, PICK_OWN[3])
+    unsure = PICK_UNSURE.get(k, PICK_UNSURE[3])
+    rival = (1.0 - own - unsure) / max(1, k - 1)
+    table = {}
+    for h in [*hypotheses, OTHER]:
+        if h in targets:
+            table[h] = [own if t == h else rival for t in targets] + [unsure]
+        else:
+            away = OTHER_UNSURE if h == OTHER else unsure
+            table[h] = [(1.0 - away) / k] * k + [away]
+    return {h: floor(row) for h, row in table.items()}
+
+
 def floor(row: list[float]) -> list[float]:
     """No answer is impossible under any hypothesis: a misclick must not zero a belief."""
     floored = [max(p, 1e-3) for p in row]

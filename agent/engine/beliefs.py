@@ -12,6 +12,7 @@ import numpy as np
 from django.conf import settings
 
 from agent.engine.archetypes import ARCHETYPES, BY_KEY, cue_hits, cue_scores
+from agent.engine.compose import distinct
 from agent.engine.infotheory import bounded_update, entropy, normalise
 from agent.schemas import AgentState, CruxNode
 from legacymind.providers.embeddings import get_provider
@@ -72,7 +73,11 @@ def seed_nodes(text: str) -> list[CruxNode]:
     scores = salience(text)
     ranked = sorted(scores, key=lambda k: (-scores[k], k))
     top = scores[ranked[0]] or 1.0
-    chosen = ranked[:2] + [k for k in ranked[2:SEEDS] if scores[k] >= 0.3 * top]
+    # The most salient archetypes whose cruxes rest on different sentences: what the writer is
+    # shown is the crux, so two seeds citing the same spans would be one reading asked twice.
+    chosen = distinct(text, ranked, SEEDS)
+    if len(chosen) < 2:  # no sentence to tell them apart by: the two most salient
+        chosen = ranked[:2]
     weights = {k: 1.0 + 0.25 * scores[k] / top for k in chosen}
     total = sum(weights.values())
     hits = cue_hits(text)

@@ -39,26 +39,11 @@ FRAMES: dict[str, str] = {
     "perfectionism": "Nothing feels acceptable unless it's flawless, so you keep redoing it",
     "resentment_fairness": "It feels unfair: others got the credit or reward you earned",
 }
-# Short second-person stems for quick options ("… : <fragment>").
-OPTION_FRAMES: dict[str, str] = {
-    "fear_of_failure": "Fear of failing",
-    "need_for_approval": "Needing their approval",
-    "boundaries": "Not saying no",
-    "grief_loss": "Missing what you lost",
-    "burnout": "Running on empty",
-    "career_identity": "Losing the role you had",
-    "relationship_conflict": "The same fight again",
-    "low_self_worth": "Not feeling you deserve it",
-    "control_uncertainty": "Not knowing how it ends",
-    "loneliness": "Being alone",
-    "perfectionism": "It has to be perfect",
-    "resentment_fairness": "It isn't fair",
-}
-
-MAX_SPAN_WORDS = 24  # a longer sentence is cited by its best clause
-OPTION_WORDS = 7
 SPANS = 2  # spans a crux cites (three read closer to the gold cruxes on train, but long)
-SPAN_WORDS = 18  # words of each span the crux repeats
+# A span the crux repeats is at most this long; a longer sentence is cited by its clauses, so
+# the crux never stops mid-phrase.
+SPAN_WORDS = 18
+MAX_SPAN_WORDS = SPAN_WORDS
 CUE_BONUS = 0.04
 CONTRAST = 0.5  # weight of the mean cosine to the other live hypotheses' statements
 
@@ -266,11 +251,6 @@ def _swap(text: str) -> str:
     return _SWAP.sub(repl, text)
 
 
-def _short(text: str, words: int) -> str:
-    parts = text.split()
-    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
-
-
 def compose(
     entry: str,
     archetype: str,
@@ -286,28 +266,67 @@ def compose(
     ranked = rank_spans(entry, archetype, rivals, avoid=avoid)
     if not ranked:
         return Composed(FRAMES[archetype] + ".", [])
-    spans = ranked[:SPANS]
-    body = "; ".join(_short(second_person(s, entry), SPAN_WORDS) for s in spans)
-    end = "" if body.endswith("…") else "."  # a cut span ends on its ellipsis, not "…."
-    return Composed(f"{FRAMES[archetype]}: {body}{end}", spans)
+    spans = _fitting(ranked)[:SPANS]
+    body = "; ".join(second_person(s, entry) for s in spans)
+    return Composed(f"{FRAMES[archetype]}: {body}.", spans)
+
+
+def _fitting(ranked: Sequence[str]) -> list[str]:
+    """The ranked spans short enough to repeat whole, no two overlapping (a clause inside a
+    chosen sentence, or the sentence around a chosen clause, says it twice). An entry with no
+    short span (one long unbroken sentence) gives its best span cut at its last complete word
+    group that fits, so the crux still ends on a whole phrase."""
+    out: list[str] = []
+    for span in ranked:
+        if len(span.split()) > SPAN_WORDS or any(span in o or o in span for o in out):
+            continue
+        out.append(span)
+    if out:
+        return out
+    words = ranked[0].split()[:SPAN_WORDS]
+    cut = " ".join(words)
+    head = _CLAUSE.match(cut)
+    return [head.group(0).strip() if head and len(head.group(0).split()) >= 4 else cut]
 
 
 def options(entry: str, archetypes: Sequence[str]) -> list[str] | None:
-    """Quick options naming the entry's specifics, one per archetype in order: its short stem
-    and a fragment of its most supportive span (a different span for each), in the second
-    person. None when an archetype is outside the catalogue or the entry has no spans."""
-    if any(a not in OPTION_FRAMES for a in archetypes):
+    """Quick options in the entry's own terms, one per archetype in order: the crux the agent
+    would confirm for it, the frame and the sentences it rests on. The writer recognises their
+    own sentences, and the option they pick is the crux they get. None when an archetype is
+    outside the catalogue, the entry has no spans, or two options would read the same (the
+    caller then offers the catalogue's options)."""
+    if any(a not in FRAMES for a in archetypes):
         return None
-    used: list[str] = []
     out = []
     for archetype in archetypes:
-        ranked = rank_spans(entry, archetype, avoid=used)
-        if not ranked:
+        composed = _composed(entry, archetype)
+        if not composed.spans:
             return None
-        used.append(ranked[0])
-        out.append(
-            f"{OPTION_FRAMES[archetype]}: {_short(second_person(ranked[0], entry), OPTION_WORDS)}"
-        )
+        out.append(composed.text)
+    return out if len(set(out)) == len(out) else None
+
+
+@lru_cache(maxsize=512)
+def _composed(entry: str, archetype: str) -> Composed:
+    """``compose`` with no rivals or avoided spans, memoised: a turn offers the same cruxes as
+    options, compares them for seeding and confirms one of them."""
+    return compose(entry, archetype)
+
+
+def distinct(entry: str, ranked: Sequence[str], limit: int) -> list[str]:
+    """The first ``limit`` archetypes of ``ranked`` whose cruxes rest on different sentences:
+    two archetypes citing the same spans offer the writer one reading twice, and a question
+    between them tells nothing apart."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for archetype in ranked:
+        key = tuple(sorted(_composed(entry, archetype).spans))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(archetype)
+        if len(out) == limit:
+            break
     return out
 
 

@@ -17,6 +17,7 @@ from agent.engine.beliefs import (
     other_prior,
     salience,
 )
+from agent.engine.compose import distinct
 from agent.schemas import (
     AgentState,
     ClusterThemesAction,
@@ -127,10 +128,13 @@ def spawn_candidates(state: AgentState, beliefs: Beliefs) -> list[tuple[str, str
             if text not in spawned_answers:
                 out.append(("open", text))
     if beliefs.joint[OTHER] >= HYPOTHESIZE_OTHER:
-        scores = salience(state.journal_entry.text)
-        for key in sorted(scores, key=lambda k: (-scores[k], k)):
-            if key not in present:
-                out.append((key, BY_KEY[key].crux))
+        entry = state.journal_entry.text
+        scores = salience(entry)
+        ranked = sorted(scores, key=lambda k: (-scores[k], k))
+        # Only archetypes whose cruxes rest on sentences no present one cites: the writer is
+        # shown the crux, and the same sentences under another frame are no new reading.
+        fresh = distinct(entry, [*[k for k in ranked if k in present], *ranked], len(ranked))
+        out += [(key, BY_KEY[key].crux) for key in fresh if key not in present]
     return out
 
 

@@ -26,7 +26,7 @@ from agent.engine.confidence import reported_confidence
 from agent.engine.config import EngineConfig
 from agent.engine.executors import option_text
 from agent.engine.phrasing import phrase
-from agent.engine.policy import answer_history, enumerate_and_score, question_table
+from agent.engine.policy import answer_history, enumerate_and_score, options_table
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
 from agent.safety import (
@@ -215,11 +215,12 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
         else:
             index, free_text = len(options) - 1, True
     targets = [str(t) for t in action.targets]
-    # The answer model reads the archetypes' own options (see policy._question), whatever
-    # words of the entry the writer was shown.
+    # The same answer model that chose the question (policy.options_table).
     nodes = {str(n.node_id): n for n in state.belief_state.nodes}
     catalogue = [option_text(nodes[t]) for t in targets]
-    table = question_table(active_nodes(state), targets, catalogue, history=answer_history(state))
+    table = options_table(
+        active_nodes(state), targets, options[: len(targets)], history=answer_history(state)
+    )
     template_id = next(
         (t for t, stem in PAIR_TEMPLATES + TRIAD_TEMPLATES if stem == action.question), "custom"
     )
@@ -234,6 +235,7 @@ def _answer_evidence(state: AgentState, action: AskUserAction, value: str) -> Ev
             "question_hash": question_hash(keys),
             "template_id": template_id,
             "option_index": index,
+            "targets": targets,
             "value": value,
             "free_text": free_text,
             "likelihoods": {h: round(row[index], 6) for h, row in table.items() if h != OTHER},

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.engine import observations as obs
-from agent.engine.answers import answer_table, latent_statements, statement
+from agent.engine.answers import answer_table, latent_statements, pick_table, statement
 from agent.engine.archetypes import BY_KEY
 from agent.engine.beliefs import OTHER, Beliefs, active_nodes, near_duplicates
 from agent.engine.compose import options as compose_options
@@ -40,6 +40,7 @@ from agent.schemas import (
 )
 
 RETIRE_BELOW = 0.04
+PICKED_QUESTIONS = 2  # questions after which a writer who has picked a reading is not asked more
 
 
 @dataclass
@@ -156,15 +157,40 @@ def _ask_user(turn: _Turn, rng: random.Random) -> list[Candidate]:
         return []
     asked, recent = _asked(turn.state)
     history = answer_history(turn.state)
-    ranked = turn.beliefs.ranked()[:4]
+    shown, passed = _offered(turn.state)
+    if passed and turn.state.budget_used >= PICKED_QUESTIONS:
+        # The writer has chosen among the readings; a third question re-asks a choice already
+        # made (train writers: as accurate without it, 0.2 fewer questions a play). Only a
+        # writer who was never able to choose is asked again.
+        return []
+    ranked = [h for h in turn.beliefs.ranked() if h not in passed][:4]
     contrasts = [list(p) for p in itertools.combinations(ranked, 2)]
     contrasts += [list(t) for t in itertools.combinations(ranked, 3)]
+    # Every question offers at least one crux the writer has not read yet: asking again among
+    # the ones they have read only repeats the choice they made (or declined).
+    contrasts = [c for c in contrasts if any(h not in shown for h in c)]
     out = []
     for targets in contrasts:
         candidate = _question(turn, targets, rng, asked=asked, recent=recent, history=history)
         if candidate is not None:
             out.append(candidate)
     return out
+
+
+def _offered(state: AgentState) -> tuple[set[str], set[str]]:
+    """Hypotheses the writer has been shown as options, and those they passed over for another
+    option (a "not sure" passes over none)."""
+    shown: set[str] = set()
+    passed: set[str] = set()
+    for e in state.evidence_log:
+        targets = e.payload.get("targets") if e.kind == "UserAnswer" else None
+        if not targets:
+            continue
+        index = e.payload.get("option_index", -1)
+        shown.update(targets)
+        if 0 <= index < len(targets):
+            passed.update(t for i, t in enumerate(targets) if i != index)
+    return shown, passed
 
 
 def _question(
@@ -190,10 +216,9 @@ def _question(
         catalogue = [option_text(turn.by_id[t]) for t in targets]
         if not lint(stem, [*catalogue, NOT_SURE]).ok:
             continue
-        options = [*shown_options(turn.text, [turn.by_id[t] for t in targets], stem), NOT_SURE]
-        # The answer model reads the archetypes' own options: what it was fitted to, and what
-        # each shown option stands for.
-        table = question_table(turn.nodes, targets, catalogue, history=history)
+        shown = shown_options(turn.text, [turn.by_id[t] for t in targets], stem)
+        options = [*shown, NOT_SURE]
+        table = options_table(turn.nodes, targets, shown, history=history)
         evi = expected_information_gain(turn.joint, table)
         action = AskUserAction(
             question=stem,
@@ -205,15 +230,33 @@ def _question(
     return None
 
 
+def options_table(
+    nodes: Sequence[CruxNode],
+    targets: Sequence[str],
+    shown: Sequence[str],
+    *,
+    history: Sequence[Sequence[float]],
+) -> dict[str, list[float]]:
+    """P(option | h) for a question showing ``shown`` (substantive options, targets in order).
+    When they are the targets' own cruxes (compose.options), the writer recognises theirs
+    (answers.pick_table); when they are the catalogue's options, the archetype answer model
+    reads them (answers.answer_table, conditioned on the earlier answers)."""
+    by_id = {str(n.node_id): n for n in nodes}
+    catalogue = [option_text(by_id[t]) for t in targets]
+    if list(shown) != catalogue:
+        return pick_table(list(by_id), targets)
+    return question_table(nodes, targets, catalogue, history=history)
+
+
 def shown_options(entry: str, nodes: Sequence[CruxNode], stem: str) -> list[str]:
-    """The quick options a writer reads for ``nodes``: each archetype's short stem with a
-    fragment of the entry that supports it, or the catalogue's options when the entry's words
+    """The quick options a writer reads for ``nodes``: the crux each would confirm, in the
+    entry's words (compose.options), or the catalogue's options when the entry's words
     do not make a fair set (the linter refuses them) or a node is the writer's own words."""
     catalogue = [option_text(n) for n in nodes]
     grounded = compose_options(entry, [n.archetype for n in nodes])
     if grounded is None or len(set(grounded)) < len(grounded):
         return catalogue
-    return grounded if lint(stem, [*grounded, NOT_SURE]).ok else catalogue
+    return grounded if lint(stem, [*grounded, NOT_SURE], quoting=entry).ok else catalogue
 
 
 def _theme_name(archetype: str) -> str:

@@ -63,17 +63,26 @@ _LOADED = re.compile(
 )
 
 
-def lint(question: str, options: list[str] | None) -> Lint:
+def lint(question: str, options: list[str] | None, *, quoting: str = "") -> Lint:
     """Reject leading wording: negative interrogatives, tag questions, presuppositions,
-    diagnostic labels, one-sided yes/no questions and unequal (or loaded) options."""
+    diagnostic labels, one-sided yes/no questions and unequal (or loaded) options.
+    ``quoting``: the entry the options quote. A loaded or diagnostic word of an option that the
+    writer wrote themselves is their word repeated back, not the agent's wording."""
     problems = []
+
+    def agents(pattern: re.Pattern[str], option: str) -> bool:
+        return any(
+            not re.search(rf"\b{re.escape(m.group(0))}\b", quoting, re.IGNORECASE)
+            for m in pattern.finditer(option)
+        )
+
     if _NEG_INTERROGATIVE.search(question):
         problems.append("negative_interrogative")
     if _TAG.search(question):
         problems.append("tag_question")
     if _PRESUPPOSITION.search(question):
         problems.append("presupposition")
-    if _LABELS.search(question) or any(_LABELS.search(o) for o in options or []):
+    if _LABELS.search(question) or any(agents(_LABELS, o) for o in options or []):
         problems.append("diagnostic_label")
     substantive = [o for o in options or [] if o != NOT_SURE]
     yes_no = {o.strip().lower().rstrip(".!") for o in substantive} <= {"yes", "no", "y", "n"}
@@ -81,7 +90,9 @@ def lint(question: str, options: list[str] | None) -> Lint:
         problems.append("one_sided_yes_no")
     if substantive and not yes_no:
         lengths = [len(o.split()) for o in substantive]
-        if max(lengths) > 2.5 * max(1, min(lengths)) or any(_LOADED.search(o) for o in substantive):
+        if max(lengths) > 2.5 * max(1, min(lengths)) or any(
+            agents(_LOADED, o) for o in substantive
+        ):
             problems.append("unequal_options")
     if options is not None and not 2 <= len(options) <= 4:
         problems.append("option_count")

@@ -9,13 +9,22 @@ from typing import Any
 import pytest
 
 from agent.engine.archetypes import BY_KEY
-from agent.engine.compose import FRAMES, OPTION_FRAMES
+from agent.engine.compose import FRAMES
 from legacymind.providers import embeddings
 from tests.agent.conftest import GOLDEN_ENTRY, MIXED_ENTRY, act, advance, init
 
 pytestmark = pytest.mark.django_db
 
 BOUNDARIES = "boundaries"
+# A mixed entry with more sentences than MIXED_ENTRY's three: its seeds' cruxes use up every
+# pair of those three, so after "not sure" there is no new reading left to spawn.
+LONG_MIXED_ENTRY = (
+    "The audition is Saturday and I'm scared I'll fail in front of everyone. I keep thinking "
+    "about what people will think of me. Whether I even deserve a part is another question. "
+    "I'm exhausted from the shifts and I haven't slept properly in days. Nobody here to talk "
+    "to about it since Jo moved out. My manager wants me to cover Sunday too and I said yes "
+    "again. The flat is so quiet at night that I leave the radio on."
+)
 
 
 def entropy(probs: dict[str, float]) -> float:
@@ -30,10 +39,10 @@ def posterior(result: dict[str, Any]) -> float:
 
 
 def offered(options: list[str], wanted: str) -> str:
-    """The option that stands for archetype ``wanted`` (the entry's words after its stem, or the
-    catalogue's option), else the last one ("not sure")."""
+    """The option that stands for archetype ``wanted`` (its crux in the entry's words, opening
+    with its frame, or the catalogue's option), else the last one ("not sure")."""
     stems = (
-        OPTION_FRAMES.get(wanted, wanted) + ":",
+        FRAMES.get(wanted, wanted) + ":",
         BY_KEY[wanted].option if wanted in BY_KEY else wanted,
     )
     return next((o for o in options if o.startswith(stems)), options[-1])
@@ -42,7 +51,7 @@ def offered(options: list[str], wanted: str) -> str:
 def play_choosing(client: Any, data: dict[str, Any], wanted: str) -> list[dict[str, Any]]:
     """Play to completion, always choosing archetype ``wanted``'s option when offered (else
     "not sure"). Options quote the entry since the crux is grounded in it (issue 32), so the
-    option is found by its archetype's stem."""
+    option is found by its archetype's frame."""
     turns = [data]
     while not data["complete"]:
         action = data["action"]
@@ -104,7 +113,7 @@ def test_golden_path_reaches_threshold_with_entropy_drop(client, settings):
 
 
 def test_every_action_type_in_a_session_is_a_real_action_with_evidence(client):
-    turns = play_choosing(client, init(client, MIXED_ENTRY), "Not sure / something else")
+    turns = play_choosing(client, init(client, LONG_MIXED_ENTRY), "Not sure / something else")
     final = turns[-1]["state"]
     internal = [t["action"] for t in turns[:-1] if t["action"]["type"] != "AskUser"]
     assert internal, "internal actions were chosen"
@@ -205,13 +214,31 @@ def test_no_merge_when_statements_are_below_merge_radius(client, settings):
     assert all(n["status"] != "merged" for n in data["state"]["belief_state"]["nodes"])
 
 
-def test_dominated_nodes_are_retired(client):
-    turns = play_choosing(client, init(client, MIXED_ENTRY), "fear_of_failure")
-    nodes = turns[-1]["state"]["belief_state"]["nodes"]
+def test_dominated_nodes_are_retired(client, settings):
+    """A writer who picks the same reading twice leaves the readings passed over in the first
+    question dominated; the loop, kept going past its usual stop, retires them."""
+    settings.TAU_HIGH = 0.99
+    data = init(client, LONG_MIXED_ENTRY)
+    turns = [data]
+    chosen = None
+    while not data["complete"]:
+        action = data["action"]
+        event = None
+        if action["type"] == "AskUser":
+            if chosen not in action["targets"]:
+                chosen = action["targets"][0]
+            index = action["targets"].index(chosen)
+            event = {"answer_to": action["action_id"], "value": action["quick_options"][index]}
+        response = act(client, {"mode": "continue", "state": data["state"], "user_event": event})
+        assert response.status_code == 200, response.content
+        data = response.json()
+        turns.append(data)
+    nodes = data["state"]["belief_state"]["nodes"]
     retired = [n for n in nodes if n["status"] == "retired"]
     kinds = [t["action"]["type"] for t in turns]
     assert "ConfidenceUpdate" in kinds and retired
     assert all(n["counters"] for n in retired)
+    assert chosen not in [n["node_id"] for n in retired]
 
 
 def test_spectral_clustering_merges_only_within_a_partition(client, settings):
@@ -274,7 +301,7 @@ def test_confidence_after_budget_exit_reads_the_same_map(client, settings):
 def test_each_answer_logs_how_every_persona_would_have_given_it(client):
     from agent.engine.archetypes import ARCHETYPES
 
-    turns = play_choosing(client, init(client, MIXED_ENTRY), "Not sure / something else")
+    turns = play_choosing(client, init(client, LONG_MIXED_ENTRY), "Not sure / something else")
     answers = [e for e in turns[-1]["state"]["evidence_log"] if e["kind"] == "UserAnswer"]
     assert len(answers) >= 2
     for e in answers:

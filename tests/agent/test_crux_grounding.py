@@ -11,7 +11,7 @@ from agent.engine.archetypes import ARCHETYPES
 from agent.engine.beliefs import embed
 from agent.engine.compose import (
     FRAMES,
-    OPTION_FRAMES,
+    SPAN_WORDS,
     compose,
     invented_names,
     options,
@@ -79,15 +79,21 @@ def test_every_archetype_composes_a_grounded_crux_for_any_entry():
         assert invented_names(crux.text, entry) == []
 
 
-def test_a_crux_ends_with_one_mark_whether_or_not_its_last_span_was_cut():
+def test_a_crux_is_one_complete_sentence_whatever_the_length_of_the_sentences_it_cites():
+    """A long sentence is cited by its clauses, never cut mid-phrase."""
     long_tail = (
         "I can't say no to anyone and I always say yes. On Sunday I drove my cousin to the "
         "airport and then helped my neighbour carry his new sofa up four flights of stairs in "
-        "the rain."
+        "the rain, because he asked and I never hold the line when someone asks."
     )
     for entry in (long_tail, BOUNDARIES_ENTRY):
-        text = compose(entry, "boundaries").text
-        assert text.endswith(("…", ".")) and not text.endswith(("….", "..")), text
+        crux = compose(entry, "boundaries")
+        text = crux.text
+        assert text.endswith(".") and not text.endswith("..") and "…" not in text, text
+        assert text.count(".") == 1 and text.startswith(FRAMES["boundaries"] + ": "), text
+        assert all(len(span.split()) <= SPAN_WORDS and span in entry for span in crux.spans)
+        for span in crux.spans:  # each cited span is repeated whole
+            assert second_person(span, entry) in text
 
 
 def test_second_person_rephrasing():
@@ -124,14 +130,25 @@ def test_a_name_keeps_its_capital_and_names_are_checked_against_the_entry():
     assert invented_names("You feel Marcus and Jane got credit.", entry) == ["Jane"]
 
 
-def test_quick_options_name_the_entry_and_differ():
+def test_quick_options_are_the_cruxes_the_agent_would_confirm():
     entry = ENTRIES["fear_of_failure"]
-    offered = options(entry, ["fear_of_failure", "control_uncertainty"])
+    archetypes = ["fear_of_failure", "control_uncertainty"]
+    offered = options(entry, archetypes)
     assert offered is not None and len(set(offered)) == 2
-    for option, archetype in zip(offered, ["fear_of_failure", "control_uncertainty"], strict=True):
-        assert option.startswith(OPTION_FRAMES[archetype] + ": ")
-        fragment = option.split(": ", 1)[1].rstrip("…").split()
-        assert fragment and invented_names(option, entry) == []
+    for option, archetype in zip(offered, archetypes, strict=True):
+        assert option == compose(entry, archetype).text
+        assert option.startswith(FRAMES[archetype] + ": ")
+        assert invented_names(option, entry) == []
+
+
+def test_seeds_rest_on_different_sentences():
+    from agent.engine.beliefs import seed_nodes
+
+    for entry in ENTRIES.values():
+        nodes = seed_nodes(entry)
+        cited = [tuple(sorted(compose(entry, n.archetype).spans)) for n in nodes]
+        assert 2 <= len(nodes) <= 4
+        assert len(set(cited)) == len(cited), cited
 
 
 def _play(client, text: str) -> dict:
@@ -170,7 +187,7 @@ def test_options_shown_in_the_api_quote_the_entry(client):
     if data["complete"]:
         pytest.skip("the agent stopped without asking")
     substantive = data["action"]["quick_options"][:-1]
-    assert any(o.startswith(tuple(s + ": " for s in OPTION_FRAMES.values())) for o in substantive)
+    assert all(o.startswith(tuple(s + ": " for s in FRAMES.values())) for o in substantive)
     assert all(invented_names(o, entry) == [] for o in substantive)
 
 
