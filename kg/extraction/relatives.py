@@ -110,6 +110,10 @@ _VERSIONED_GLOSS = re.compile(
     r"[ \t]*\((?P<tech>[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)? v?\d+(?:\.\d+)*)\)"
 )
 # A host-like head after "on": "PHD2 on the ASIAIR", "nginx on the raspberry pi".
+_PART_HEADS = {
+    "dashboard", "queue", "topic", "table", "handler", "job", "index", "bucket", "schema",
+    "collection", "plugin", "widget", "panel", "view", "workflow", "pipeline",
+}  # fmt: skip
 _HOST_HEADS = {"host", "node", "box", "server", "pi", "cluster", "vm", "machine", "instance"}
 _HOSTED_ON_BEFORE = {"and", ",", "with", "of", "for", "is", "are", "was", "were"}
 
@@ -127,7 +131,7 @@ class PlacedRules(ExtractorBase):
         verb between them, is software that runs on that machine."""
         toks = sent.toks
         for i in range(1, len(toks) - 1):
-            if toks[i].low not in ("on", "behind"):
+            if toks[i].low not in ("on", "behind", "in"):
                 continue
             left = sent.phrase_before(i)
             right = sent.phrase_after(i + 1)
@@ -135,6 +139,9 @@ class PlacedRules(ExtractorBase):
                 continue
             if toks[i].low == "behind":
                 self._behind(sent, left, right, names, edges, state)
+                continue
+            if toks[i].low == "in":
+                self._part_in(sent, left, right, names, edges, state)
                 continue
             if left[0] > 0 and sent.verb_at(left[0] - 1) is not None:
                 continue  # "runs X on Y" is the verb scan's
@@ -153,6 +160,32 @@ class PlacedRules(ExtractorBase):
             src, dst = self._name(sent, left, names), self._name(sent, right, names)
             self._edge(edges, src, dst, "runs_on")
             state.evidence.setdefault((src, dst), state.sentence)
+
+    def _part_in(
+        self,
+        sent: Sentence,
+        left: tuple[int, int],
+        right: tuple[int, int],
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """ "the revenue dashboard in Metabase", "the `renders` queue in RabbitMQ": a definite part
+        (a dashboard, queue, table, handler ...) named in a product is part of it."""
+        toks = sent.toks
+        if left[0] == 0 or toks[left[0] - 1].low != "the":
+            return
+        if left[0] > 1 and sent.verb_at(left[0] - 2) is not None:
+            return  # "stores the sessions table in Postgres": the verb's own place
+        words = sent.span(*left).replace("`", "").split()
+        if len(words) < 2 or words[-1].lower() not in _PART_HEADS:
+            return
+        part, whole = clean(sent.span(*left)), clean(sent.span(*right))
+        if part is None or whole is None or known_type(whole) is None:
+            return
+        src, dst = self._name(sent, left, names), self._name(sent, right, names)
+        self._edge(edges, src, dst, "part_of")
+        state.evidence.setdefault((src, dst), state.sentence)
 
     def _behind(
         self,

@@ -307,3 +307,8 @@ def test_a_practice_acronym_before_a_kind_noun_keeps_the_noun():
     got = edges(text)
     assert ("sms gateway", "aws") in got
     assert "sms" not in names(text)
+
+
+def test_a_definite_part_in_a_product_is_part_of_it():
+    text = "On Monday the churn dashboard in Metabase showed no rows."
+    assert edges(text)[("churn dashboard", "metabase")] == ("part_of", text)
