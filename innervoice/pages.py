@@ -270,20 +270,32 @@ def _add_sources(request: HttpRequest, exchanges: list[Any]) -> None:
     for x in exchanges:
         links = [
             {
+                "ref": f"thoughts:{t}",
                 "label": _short(compose.summary_sentence(previews[t])),
                 "href": reverse("thought-page", args=[t]),
             }
             for t in x.thoughts_provided or []
             if t in previews
         ]
-        for kind, pk in refs[x.pk]:
+        for ref, (kind, pk) in zip(x.memories_injected or [], refs[x.pk], strict=True):
             row = rows.get((kind, pk)) if kind and pk is not None else None
             entity_id = pk if kind == "entity" else getattr(row, "entity_id", None)
             if row is not None and entity_id is not None:
-                links.append(
-                    {"label": row.name, "href": reverse("kg-entity-page", args=[entity_id])}
-                )
+                href = reverse("kg-entity-page", args=[entity_id])
+                links.append({"ref": str(ref), "label": row.name, "href": href})
+        # In the order the answer drew on them, as its stored Sources line cites them.
+        cited = _cited(x.synthesis_thought.content)
+        links.sort(key=lambda link: cited.get(link["ref"], len(cited)))
         x.source_links = links
+
+
+def _cited(content: str) -> dict[str, int]:
+    """The refs of a synthesis thought's Sources line (spec 000), each with its place."""
+    last = content.rstrip().rpartition("\n")[2]
+    if not last.startswith("Sources:"):
+        return {}
+    refs = [r.strip() for r in last.removeprefix("Sources:").split(",")]
+    return {ref: n for n, ref in enumerate(refs) if ref}
 
 
 def _ref(ref: str) -> tuple[str | None, int | None]:

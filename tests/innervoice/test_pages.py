@@ -250,3 +250,11 @@ def test_an_offline_answer_reads_as_prose_and_its_sources_are_links(browser, use
     assert f'href="/kg/entities/{entity.pk}/" class="tag source"' in page
     stored = Thought.objects.get(origin="inner_voice").content  # the spec's Sources line stays
     assert f"thoughts:{source.pk}" in stored and f"kge:{entity.pk}" in stored
+    # The links come in the order the answer drew on them, as that line cites them.
+    cited = stored.rpartition("Sources: ")[2].split(", ")
+    hrefs = re.findall(r'href="([^"]+)" class="tag source"', page)
+    pages = {
+        f"thoughts:{source.pk}": f"/thoughts/{source.pk}/",
+        f"kge:{entity.pk}": f"/kg/entities/{entity.pk}/",
+    }
+    assert hrefs == [pages[ref] for ref in cited if ref in pages]
