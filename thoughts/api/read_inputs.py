@@ -13,7 +13,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from legacymind.api.inputs import Input
+from legacymind.api.inputs import Input, QuickFields
 from legacymind.api.patterns import INTEGER_TEXT, numeric_text_or_number
 from legacymind.dates import BadMoment, parse_moment
 from thoughts import selectors
@@ -124,7 +124,7 @@ class TagsField(serializers.ListField):
         return super().to_internal_value(data)
 
 
-class ThoughtFilterInput(Input):
+class ThoughtFilterInput(QuickFields, Input):
     session_id = serializers.CharField(max_length=128, required=False)
     chain_id = serializers.CharField(max_length=128, required=False)
     previous_thought_id = ThoughtRefField(required=False)
