@@ -220,14 +220,14 @@ def test_held_out_writer_b_figures_hold() -> None:
 def test_held_out_writer_j_figures_hold() -> None:
     """Held-out writer J (written later, by someone else, from the same categories; never
     fitted or tuned on), at the figures docs/benchmarks.md reports: indirect signs caught
-    0.917 (99 of 108: a fall below 0.9 fails), explicit 19 of 20 at risk, the dark-but-safe
+    0.917 (99 of 108: a fall below 0.9 fails), explicit 20 of 20 at risk, the dark-but-safe
     targets met (4 of 110 at risk, 12 flagged). One target is not met here: ordinary entries
     flagged 14.8% (9 of 61, 1 at risk; the target is 2%). The test holds the measured
     figures: a rise past 15% ordinary flagged or 1 at risk fails."""
     levels = _levels("writer_j.jsonl")
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
     assert _share(levels["indirect"], "concern", "risk") >= 0.9
-    assert _share(levels["explicit"], "risk") >= 0.95
+    assert _share(levels["explicit"], "risk") == 1.0
     assert _share(levels["benign_dark"], "risk") <= 0.05
     assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
     assert _share(levels["ordinary"], "concern", "risk") <= 0.15
@@ -237,7 +237,7 @@ def test_held_out_writer_j_figures_hold() -> None:
 def test_held_out_writer_p_figures_hold() -> None:
     """Held-out writer P (a third unseen writer, written by someone else from the same
     categories; never fitted, tuned or read), at the figures docs/benchmarks.md reports:
-    explicit 17 of 18 at risk, dark-but-safe at risk 3 of 100 and flagged 14 of 100. Two
+    explicit 18 of 18 at risk, dark-but-safe at risk 3 of 100 and flagged 14 of 100. Two
     targets are not met here: indirect signs caught 0.898 (97 of 108, one short of the 0.9
     target; a fall below 96 fails) and ordinary flagged 10% (7 of 70, 2 at risk; the target
     is 2%). The test holds the measured figures: a rise past 15% dark-but-safe flagged, 12%
@@ -245,11 +245,28 @@ def test_held_out_writer_p_figures_hold() -> None:
     levels = _levels("writer_p.jsonl")
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
     assert levels["indirect"].count("concern") + levels["indirect"].count("risk") >= 96
-    assert _share(levels["explicit"], "risk") >= 0.94
+    assert _share(levels["explicit"], "risk") == 1.0
     assert _share(levels["benign_dark"], "risk") <= 0.05
     assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
     assert _share(levels["ordinary"], "concern", "risk") <= 0.12
     assert levels["ordinary"].count("risk") <= 2
+
+
+def test_held_out_writer_t_figures_hold() -> None:
+    """Held-out writer T (a fourth unseen writer, written by someone else from the same
+    categories after the detector was built; never fitted, tuned or read, scored once), at the
+    figures docs/benchmarks.md reports: indirect signs caught 0.954 (103 of 108: a fall below
+    0.9 fails), explicit 20 of 20 at risk, dark-but-safe at risk 1 of 100 and flagged 11 of
+    100. One target is not met here: ordinary entries flagged 9.7% (7 of 72, 1 at risk; the
+    target is 2%); a rise past 12% flagged or 1 at risk fails."""
+    levels = _levels("writer_t.jsonl")
+    assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
+    assert _share(levels["indirect"], "concern", "risk") >= 0.9
+    assert _share(levels["explicit"], "risk") == 1.0
+    assert _share(levels["benign_dark"], "risk") <= 0.05
+    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
+    assert _share(levels["ordinary"], "concern", "risk") <= 0.12
+    assert levels["ordinary"].count("risk") <= 1
 
 
 def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
