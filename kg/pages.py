@@ -29,6 +29,7 @@ from kg.api.moderation import KgDecisionItem, decision_items
 from kg.api.permissions import MODERATE
 from kg.models import Edge, EdgeCandidate, Entity, EntityCandidate, Observation
 from legacymind.errors import ServiceError
+from legacymind.templatetags.lm_words import words
 from legacymind.users import signed_in
 from legacymind.web.graph import Drawing, Node, drawing, ring
 from legacymind.web.graph import Edge as Line
@@ -114,7 +115,7 @@ def neighbourhood_drawing(focus: Entity, nodes: list[Entity], edges: list[Edge])
     for ents, radius, offset in ((inner, radius_in, 0.0), (outer, radius_out, 0.3)):
         for ent, (x, y) in zip(ents, ring(len(ents), radius, offset=offset), strict=True):
             placed.append(_node(ent, centre + x, centre + y, ""))
-    lines = [Line(str(e.source_id), str(e.target_id), e.rel_type) for e in edges]
+    lines = [Line(str(e.source_id), str(e.target_id), words(e.rel_type)) for e in edges]
     return drawing(placed, lines, label=f"Entities around {focus.name}; each is a link", step=95)
 
 

@@ -170,9 +170,14 @@ def test_a_moderator_approves_then_opens_the_entity_and_clicks_a_neighbour(
     assert row.locator("blockquote mark").inner_text() == "Billing API"
     assert "depends on Postgres" in row.locator("blockquote").inner_text()
     assert page.locator("link[href*='admin']").count() == 0  # not the admin's look
+    assert row.locator("em.relation").inner_text() == "depends on"  # words, not depends_on
     assert_accessible(page)
+    # A date wraps whole or not at all: an inline box broken over two lines has two rects.
+    whole = "els => els.every(t => t.getClientRects().length === 1)"
+    assert page.eval_on_selector_all("#review-queue time", whole)
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page.eval_on_selector_all("#review-queue time", whole)
     assert_accessible(page)
     page.set_viewport_size({"width": 1280, "height": 900})
     duplicate = page.locator("li.candidate", has_text="billing-api")
@@ -192,7 +197,8 @@ def test_a_moderator_approves_then_opens_the_entity_and_clicks_a_neighbour(
     page.goto(live_server.url + "/kg/")
     page.click("#kg-entities >> text=Billing API")
     page.wait_for_selector("#kg-graph")
-    assert "depends_on" in page.locator("#edges").inner_text()
+    assert "Billing API depends on Postgres" in page.locator("#edges").inner_text()
+    assert page.locator("#kg-graph .edge-label").all_text_contents() == ["depends on"]
     assert_accessible(page)
     page.locator("#kg-graph a.node:not(.focus)").first.click()  # the neighbour, by the graph
     page.wait_for_selector("#entity-name")

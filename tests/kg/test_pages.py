@@ -183,3 +183,24 @@ def test_the_queue_pages_and_a_decision_returns_to_its_page(moderator: Any) -> N
         {"id": rows[1].pk, "kind": "entity", "decision": "reject", "queue": "//evil.example"},
     )
     assert odd["Location"] == "/kg/review/?kind=mixed"
+
+
+def test_relations_read_as_words_on_the_pages_and_stay_identifiers_in_the_api(
+    user: Any, moderator: Any
+) -> None:
+    """``writes_to`` is an identifier: the entity page's connections, its graph and the review
+    queue say "writes to"; the API keeps the stored spelling."""
+    from tests.kg.factories import EdgeCandidateFactory
+
+    serializer: Any = EntityFactory(name="serializer")
+    store: Any = EntityFactory(name="session store")
+    EdgeFactory(source=serializer, target=store, rel_type="writes_to")
+    page = signed_in(user).get(f"/kg/entities/{serializer.pk}/").content.decode()
+    assert '<em class="relation">writes to</em>' in page
+    assert 'class="edge-label"' in page and ">writes to</text>" in page
+    assert "writes_to" not in page
+    EdgeCandidateFactory(rel_type="stores_on")
+    queue = signed_in(moderator).get("/kg/review/").content.decode()
+    assert '<em class="relation">stores on</em>' in queue and "stores_on" not in queue
+    api = signed_in(user).get(f"/api/v1/kg/entities/{serializer.pk}/neighbors/").content.decode()
+    assert "writes_to" in api

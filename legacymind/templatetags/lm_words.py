@@ -1,0 +1,14 @@
+"""Display-only filters for the browser pages: stored identifiers read as words. The API and
+the stored rows keep their own spelling; only what a page shows changes."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def words(identifier: object) -> str:
+    """A relation or kind as words: ``writes_to`` reads "writes to" ("depends-on" too)."""
+    return " ".join(str(identifier or "").replace("_", " ").replace("-", " ").split())
