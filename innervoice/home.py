@@ -31,9 +31,12 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def _summary(user: User) -> dict[str, Any]:
+    open_thread = selectors.thread_open_latest(user=user)
+    if open_thread is not None:  # the page says how many exchanges it holds
+        open_thread.exchange_count = open_thread.exchanges.count()  # type: ignore[attr-defined]
     context: dict[str, Any] = {
         "recent": list(thoughts_list(user=user, filters=ThoughtFilters())[:RECENT]),
-        "open_thread": selectors.thread_open_latest(user=user),
+        "open_thread": open_thread,
         "kg_entities": memories_visible_to(user, Entity).count(),
         "kg_edges": memories_visible_to(user, Edge).count(),
     }

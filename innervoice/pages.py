@@ -233,7 +233,9 @@ def _thread(
     _add_sources(request, rows)
     for x in rows:
         # The answer reads as prose; its sources are the links below it, not ids in the text.
-        x.answer_text = compose.answer_shown(x.synthesis_thought.content)
+        x.answer_blocks, x.answered_by = answer_display(
+            compose.answer_shown(x.synthesis_thought.content)
+        )
     context = {
         "thread": own,
         "exchanges": page,
@@ -246,6 +248,38 @@ def _thread(
         **context,
     }
     return render(request, "innervoice/thread.html", context, status=status)
+
+
+# Which provider answered, said beside the answer rather than in it (the stored text keeps it).
+OFFLINE_NOTE = f" ({compose.OFFLINE_PROVIDER}):"
+ANSWERED_OFFLINE = "offline composer (no chat model)"
+BULLETS = ("- ", "* ", "• ")
+
+
+def answer_display(text: str) -> tuple[list[tuple[str, Any]], str]:
+    """An answer's text as the page shows it: paragraphs and, where its lines are a list
+    ("- ..."), a list; and who answered, when the text says so (the offline composer's header
+    names itself), for the exchange's muted meta line rather than the answer's words."""
+    answered_by = ""
+    head, newline, rest = text.partition("\n")
+    if head == compose.OFFLINE_HEADER:
+        head = head.removesuffix(OFFLINE_NOTE) + ":"
+        answered_by = ANSWERED_OFFLINE
+    blocks: list[tuple[str, Any]] = []
+    for line in f"{head}{newline}{rest}".splitlines():
+        item = line.strip()
+        bullet = next((b for b in BULLETS if item.startswith(b)), None)
+        if bullet is not None:
+            if not blocks or blocks[-1][0] != "list":
+                blocks.append(("list", []))
+            blocks[-1][1].append(item.removeprefix(bullet).strip())
+        elif not item:
+            blocks.append(("break", ""))
+        elif blocks and blocks[-1][0] == "text":
+            blocks[-1] = ("text", f"{blocks[-1][1]}\n{line}")
+        else:
+            blocks.append(("text", line))
+    return [b for b in blocks if b[0] != "break"], answered_by
 
 
 KINDS = {"kge": "entity", "kgo": "observation"}  # the KG's refs (kge:12) as kinds

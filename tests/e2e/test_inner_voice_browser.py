@@ -49,6 +49,10 @@ def test_ask_read_continue_close_and_search(page: Any, live_server: Any, stored:
     assert "Billing deploys fail" in answer
     # Readable: no ids in the text, and its sources said once, as links below it.
     assert "thoughts:" not in answer and "Sources" not in answer
+    # The composer's lines are a list; who answered is a muted note, not words in the answer.
+    assert page.locator("#exchange-1 .answer li").count() >= 1
+    assert "offline-composer" not in answer
+    assert "offline composer" in page.locator("#exchange-1 .answered-by").inner_text()
     assert page.locator("#exchange-1").inner_text().count("Sources") == 1
     assert page.locator("#exchange-1 .feedback").inner_text().strip()
     assert page.locator("#query").input_value() == ""  # the question is not kept anywhere

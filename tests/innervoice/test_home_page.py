@@ -45,3 +45,13 @@ def test_moderators_see_the_pending_count(moderator: Any) -> None:
     EntityCandidateFactory()
     stage_observations(observations=[StagedObservation("Ledger: nightly")], origin="mcp:1")
     assert "3 candidates waiting for review" in home(moderator)
+
+
+def test_the_open_thread_says_how_many_exchanges_it_has(user: Any) -> None:
+    from tests.innervoice.factories import DialogueExchangeFactory, DialogueThreadFactory
+
+    thread: Any = DialogueThreadFactory(owner=user, topic="billing")
+    DialogueExchangeFactory(thread=thread, position=1)
+    DialogueExchangeFactory(thread=thread, position=2)
+    page = home(user)
+    assert 'id="open-thread">billing</a> <span class="muted">· 2 exchanges</span>' in page

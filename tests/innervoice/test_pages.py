@@ -240,7 +240,7 @@ def test_an_offline_answer_reads_as_prose_and_its_sources_are_links(browser, use
     source = thought_at(user, 0.9, 4, content="Billing keeps its invoices in Postgres.")
     entity = entity_at(0.85, 5, name="Postgres", entity_type="technology")
     page = browser.get(ask(browser)["Location"]).content.decode()
-    found = re.search(r'<p class="answer">(.*?)</p>', page, re.S)
+    found = re.search(r'<div class="answer">(.*?)</div>', page, re.S)
     assert found is not None
     answer = found.group(1)
     assert "Billing keeps its invoices in Postgres." in answer
@@ -250,6 +250,13 @@ def test_an_offline_answer_reads_as_prose_and_its_sources_are_links(browser, use
     assert f'href="/kg/entities/{entity.pk}/" class="tag source"' in page
     stored = Thought.objects.get(origin="inner_voice").content  # the spec's Sources line stays
     assert f"thoughts:{source.pk}" in stored and f"kge:{entity.pk}" in stored
+    # The composer's lines are a list on the page, and who answered is metadata beside it,
+    # not a provider id in the answer's words (the stored text keeps them as written).
+    assert "<ul><li>Billing keeps its invoices in Postgres.</li>" in answer
+    assert "- Billing" not in answer and "offline-composer" not in answer
+    assert "(offline-composer):\n- " in stored
+    meta = re.search(r'<p class="row-meta muted">#1 ·(.*?)</p>', page, re.S)
+    assert meta is not None and "answered by the offline composer" in meta.group(1)
     # The links come in the order the answer drew on them, as that line cites them.
     cited = stored.rpartition("Sources: ")[2].split(", ")
     hrefs = re.findall(r'href="([^"]+)" class="tag source"', page)
@@ -258,3 +265,17 @@ def test_an_offline_answer_reads_as_prose_and_its_sources_are_links(browser, use
         f"kge:{entity.pk}": f"/kg/entities/{entity.pk}/",
     }
     assert hrefs == [pages[ref] for ref in cited if ref in pages]
+
+
+def test_an_answers_lines_show_as_a_list_only_where_they_are_one():
+    from innervoice.pages import answer_display
+
+    blocks, by = answer_display("Two things stand out.\n- the queue\n- the cache\nBoth are new.")
+    assert blocks == [
+        ("text", "Two things stand out."),
+        ("list", ["the queue", "the cache"]),
+        ("text", "Both are new."),
+    ]
+    assert by == ""  # a model's answer does not say which model wrote it
+    prose, _ = answer_display("A line - with a dash inside.\nAnd a second line.")
+    assert prose == [("text", "A line - with a dash inside.\nAnd a second line.")]
