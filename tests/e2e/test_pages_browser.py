@@ -131,6 +131,17 @@ def test_another_users_thought_is_a_404(
     response = page.goto(f"{live_server.url}/thoughts/{someone_elses}/")
     assert response.status == 404
     assert "Not yours to read." not in page.content()
+    # The site's own page, in its design and navigation, with a way back; axe passes it.
+    assert page.locator("#error-page h1").inner_text() == "This page is not here"
+    assert page.locator("nav[aria-label=Main] a[href='/thoughts/']").count() == 1
+    assert page.locator("#error-home").get_attribute("href") == "/"
+    assert page.evaluate("getComputedStyle(document.body).fontFamily") != "Times New Roman"
+    assert_accessible(page)
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.emulate_media(color_scheme="dark")
+    page.reload()
+    assert_accessible(page)
 
 
 @pytest.fixture
