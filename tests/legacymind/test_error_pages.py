@@ -23,7 +23,8 @@ def in_the_sites_design(page: str, heading: str) -> None:
 
 
 def test_a_missing_page_and_someone_elses_thought_are_the_sites_404() -> None:
-    me, them = UserFactory(), UserFactory()
+    me: Any = UserFactory()
+    them: Any = UserFactory()
     theirs: Any = ThoughtFactory(owner=them, content="their words")
     client = Client()
     client.force_login(me)
@@ -39,7 +40,8 @@ def test_a_missing_page_and_someone_elses_thought_are_the_sites_404() -> None:
 
 def test_a_page_that_needs_a_permission_is_the_sites_403() -> None:
     client = Client()
-    client.force_login(UserFactory())
+    user: Any = UserFactory()
+    client.force_login(user)
     response = client.get("/kg/review/")  # moderators only
     assert response.status_code == 403
     in_the_sites_design(response.content.decode(), "You cannot open this page")
