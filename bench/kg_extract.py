@@ -17,14 +17,12 @@ model, database or network is needed: this measures the offline stage of the ext
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import os
 import re
 import statistics
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,10 +34,10 @@ import django  # noqa: E402
 
 django.setup()
 
-from kg.extraction import entity_types, gazetteer, names, phrases  # noqa: E402
 from kg.extraction.heuristic import HeuristicExtractor  # noqa: E402
 from kg.extraction.scoring import ProseScore, load_items, score, score_prose  # noqa: E402
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction  # noqa: E402
+from kg.extraction.withheld import names_withheld  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "datasets" / "kg_extract_dev.jsonl"
 FALLBACK_DATA = ROOT / "tests" / "kg" / "fixtures" / "kg_extract_dev.jsonl"
@@ -119,38 +117,6 @@ def _passage(items: list[dict], words: int = 120) -> str:
         if len(" ".join(out).split()) >= words:
             break
     return " ".join(" ".join(out).split(" ")[: words + 5])
-
-
-@contextlib.contextmanager
-def names_withheld(items: list[dict]) -> Iterator[None]:
-    """The built-in name lists without any name the gold of ``items`` holds (whole names, their
-    first words when given names, and the names less a trailing version), so that every gold
-    name is one the extractor has never been told about, as on fresh prose. The lists are
-    restored afterwards, and the caches that read them are cleared both ways."""
-    gold = {e["name"].lower() for item in items for e in item["entities"]}
-    gold |= {re.sub(r"\s+v?\d+(?:\.\d+)*\+?$", "", g) for g in gold}
-    saved = (dict(gazetteer.KNOWN_TYPES), dict(gazetteer.CAPITALISED_TYPES))
-    given = entity_types._given_names
-    kept = given() - {g.split()[0] for g in gold if g.split()}
-
-    def clear() -> None:
-        for cached in (names.refused, names.clean, phrases.is_technical):
-            cached.cache_clear()
-
-    for table in (gazetteer.KNOWN_TYPES, gazetteer.CAPITALISED_TYPES):
-        for key in gold & table.keys():
-            del table[key]
-    entity_types._given_names = lambda: kept  # type: ignore[assignment]
-    clear()
-    try:
-        yield
-    finally:
-        gazetteer.KNOWN_TYPES.clear()
-        gazetteer.KNOWN_TYPES.update(saved[0])
-        gazetteer.CAPITALISED_TYPES.clear()
-        gazetteer.CAPITALISED_TYPES.update(saved[1])
-        entity_types._given_names = given
-        clear()
 
 
 def _withheld_score(files: tuple[str, ...]) -> ProseScore:

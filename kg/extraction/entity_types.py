@@ -11,7 +11,9 @@ from pathlib import Path
 from kg.extraction.around import between
 from kg.extraction.lexicon import HEAD_TYPES
 from kg.extraction.names import FILE_NAME as _FILE_NAME
-from kg.extraction.names import known_type
+from kg.extraction.names import GENERIC_ACRONYMS, KIND_NOUNS, known_type
+from kg.extraction.nouns import english_word
+from kg.extraction.nouns import plain_word as _plain_word
 from kg.extraction.phrases import is_technical
 
 
@@ -173,7 +175,7 @@ def described_kind(name: str, text: str) -> str | None:
     return _KIND_WORDS[said.group(1).lower()] if said is not None else None
 
 
-def resolve_type(name: str, hinted: str | None, text: str) -> str:
+def resolve_type(name: str, hinted: str | None, text: str, role: str | None = None) -> str:
     """Type of a kept name: the gazetteer, then what the relations said (person, team), then a
     file's spelling, the head noun, and the context a person's name stands in."""
     known = known_type(name) or _versioned(name)
@@ -196,10 +198,20 @@ def resolve_type(name: str, hinted: str | None, text: str) -> str:
         return "person"
     if name[:1].isupper() and between(name, text, _ORG_BEFORE, _ORG_AFTER):
         return "organization"
-    return _type_of(name)
+    return _type_of(name, role)
 
 
-def _type_of(name: str) -> str:
+# The type of an unknown object of a relation, by the relation (the guidelines' majority).
+_ROLE_TYPES = {
+    "built_with": "technology", "stores_in": "technology", "runs_on": "technology",
+    "reads_from": "technology", "writes_to": "technology", "depends_on": "technology",
+    "publishes_to": "technology", "replaced_by": "technology", "uses": "library",
+    "integrates_with": "tool", "calls": "service", "routes_to": "service",
+    "consumes_from": "dataset", "trained_on": "dataset",
+}  # fmt: skip
+
+
+def _type_of(name: str, role: str | None = None) -> str:
     if (known := known_type(name)) is not None:
         return known
     words = name.lower().split()
@@ -216,10 +228,76 @@ def _type_of(name: str) -> str:
         return "technology"
     if name.islower() and " " in name:
         return "component"  # "the report builder"
-    return "project"
+    return _ROLE_TYPES.get(role or "", "project")
 
 
 def entity_type(name: str, text: str) -> str:
     """The offline rules' type for ``name`` as written in ``text`` (also used to check a model's
     answer: a type outside the vocabulary is replaced by this one)."""
     return resolve_type(name, None, text)
+
+
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z]\.[a-z]")
+_VERSION_TAIL = re.compile(r"\s+v?\d+(?:\.\d+)*\+?$")
+
+
+def _unlisted_word(word: str) -> bool:
+    """A word in no English word list: "httpx", "Kiteline", not "Readings" or "Snowflake"."""
+    low = word.lower()
+    if not low.isalpha() or len(low) < 3:
+        return False
+    # Inflected forms the lists hold only as stems: "meshes", "retries", "parallelizes".
+    forms = {low}
+    for end, stems in (("ies", ("y",)), ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")),
+                       ("ing", ("", "e"))):  # fmt: skip
+        if low.endswith(end):
+            forms |= {low[: -len(end)] + stem for stem in stems}
+    return not any(
+        english_word(f) or _plain_word(f) or f in _tech_words() for f in forms if len(f) > 2
+    )
+
+
+_TECH_WORDS = Path(__file__).resolve().parent / "data" / "common_tech_words.txt"
+
+
+@lru_cache(maxsize=1)
+def _tech_words() -> frozenset[str]:
+    lines = _TECH_WORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
+
+
+def software_type(name: str, *, initial: bool = False) -> str | None:
+    """The type of a name a rule may treat as software: the lists' type, else what its spelling
+    says when no list knows it (fresh prose names things no list holds). CamelCase, letters
+    with digits or a dot ("Love2D", "Node.js", "ggplot2"), an acronym no practice owns, a
+    capitalised word in no English word list ("Kiteline") give a technology; a lower-case word
+    in none ("httpx", "cpal") a library. Not a person's name, an English word or a generic
+    acronym: leaving a name out beats staging a wrong edge. A plain capitalised word that opens
+    a sentence or line (``initial``) says nothing by its capital."""
+    if (known := known_type(name) or _versioned(name)) is not None:
+        return known
+    bare = _VERSION_TAIL.sub("", name)
+    words = bare.split()
+    if not words or len(words) > 3 or given_name(bare) or _FILE_NAME.fullmatch(bare):
+        return None
+    if re.search(r"(?:Error|Exception|Denied|Failed|NotFound|Exceeded|Invalid)$", bare):
+        return None  # "AccessDenied": an error's code, not a product
+    if len(words) > 1 and words[-1].lower() in GENERIC_ACRONYMS | KIND_NOUNS:
+        return None  # "gRPC API": the name is the word before, if anything
+    if len(words) > 1:
+        # "Phoenix LiveView"; not two plain capitalised words, which a person's name can be.
+        if all(w[:1].isupper() for w in words) and any(_CAMEL.search(w) for w in words):
+            return "technology"
+        return None
+    word = words[0]
+    if word.lower() in GENERIC_ACRONYMS:
+        return None
+    if _CAMEL.search(word) and re.fullmatch(r"[A-Za-z][\w.+#-]*", word):
+        return "technology" if any(c.isupper() for c in word) else "library"
+    if re.fullmatch(r"[A-Z]{2,6}", word):
+        return "technology"
+    if word[:1].isupper() and word[1:].islower() and not initial and _unlisted_word(word):
+        return "technology"
+    if word.islower() and _unlisted_word(word):
+        return "library"
+    return None

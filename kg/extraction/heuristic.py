@@ -230,8 +230,18 @@ class HeuristicExtractor(
         done = Cleaned()
         for key, surface in names.items():
             clean_name(done, key, surface, types, relational, evidence, explicit, text)
+        # What a name no list knows is, when its spelling says nothing: the role it plays as
+        # the object of a relation ("written in X": a technology; "calls X": a service).
+        roles: dict[str, str] = {}
+        for (s, t), rel in edges.items():
+            if (mt := done.mapping.get(t)) and done.mapping.get(s) != mt:
+                roles.setdefault(mt, rel)
+            if rel == "replaced_by" and (ms := done.mapping.get(s)):
+                roles.setdefault(ms, rel)  # what was replaced is of the kind of what replaced it
         entities = [
-            ExtractedEntity(name, _type(name, done.types.get(key), text), self.entity_conf)
+            ExtractedEntity(
+                name, _type(name, done.types.get(key), text, roles.get(key)), self.entity_conf
+            )
             for key, name in done.final.items()
         ][: self.max_entities]
         kept = {e.name.lower() for e in entities}

@@ -6,9 +6,10 @@ technology, library, tool or service counts, so "paired with Ana" or "with care"
 
 from __future__ import annotations
 
+from kg.extraction.entity_types import software_type
 from kg.extraction.judge import bare, common_phrase, owned_part, strong
 from kg.extraction.lexicon import DETERMINERS, HEAD_TYPES, PRONOUNS
-from kg.extraction.names import clean, known_type
+from kg.extraction.names import clean
 from kg.extraction.nouns import common_noun, plain_word
 from kg.extraction.phrases import ADVERBS_AUX, AUX_WORDS, Sentence, Tok
 from kg.extraction.state import ExtractorBase, State
@@ -90,7 +91,7 @@ class InstrumentRules(ExtractorBase):
             found = clean(sent.span(*span)) if span is not None else None
             if span is None or found is None:
                 continue
-            if known_type(found) not in ("technology", "library", "tool", "service"):
+            if software_type(found) not in ("technology", "library", "tool", "service"):
                 continue
             subject = self._instrument_subject(sent, verb, names, state)
             if subject is None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 
-from kg.extraction.entity_types import given_name
+from kg.extraction.entity_types import given_name, software_type
 from kg.extraction.judge import bare, common_phrase, owned_part
-from kg.extraction.lexicon import DETERMINERS
+from kg.extraction.lexicon import CANONICAL_RELATIONS, DETERMINERS, VERBS_BY_FIRST, canonical
 from kg.extraction.names import clean, known_type
 from kg.extraction.nouns import plain_word
-from kg.extraction.phrases import AUX_WORDS, Sentence
+from kg.extraction.phrases import AUX_WORDS, Sentence, Tok
 from kg.extraction.state import MIGRATION_VERBS, ExtractorBase, State
 
 _KINDS = ("technology", "library", "tool", "service")
@@ -38,6 +38,34 @@ _BY_PREPOSITION = {
     "as": "writes_to", "with": "uses", "via": "uses", "through": "uses", "using": "uses",
     "by": "uses", "in": "uses", "for": "integrates_with",
 }  # fmt: skip
+_VERB_WINDOW = 6  # tokens a verb may stand before the name it governs ("keeps everything in a")
+_PASSIVE_AUX = {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got"}
+_CLAUSE_BREAKS = {",", ";", ":", "and", "but", "while", "which", "that", "(", ")"}
+
+
+def _verb_relation(toks: list[Tok], first: int) -> str | None:
+    """The relation of the nearest verb before the name in its own clause ("keeps everything in
+    a single SQLite file": stores_in; "depends on three crates: needletail"): the verb, not a
+    default "uses", says how the project holds the thing. Passive and two-object verbs are the
+    clause rules' business, not this one's."""
+    for k in range(first - 1, max(-1, first - 1 - _VERB_WINDOW), -1):
+        low = toks[k].low
+        if low in _CLAUSE_BREAKS:
+            return None
+        if toks[k].first or (k > 0 and toks[k - 1].low in _PASSIVE_AUX):
+            continue  # "Support for X" (a noun), "are published over X" (passive)
+        for pattern in VERBS_BY_FIRST.get(low, ()):
+            if pattern.reverse or pattern.two_objects:
+                continue
+            words = pattern.words
+            if tuple(t.low for t in toks[k : k + len(words)]) != words or k + len(words) > first:
+                continue
+            relation, swapped = canonical(pattern.relation)
+            if not swapped and relation in CANONICAL_RELATIONS and relation != "related_to":
+                return relation
+    return None
+
+
 # A label before a colon at a line's start: "Under the hood:", "**Audit log**:".
 _LABEL = re.compile(r"[ \t*_]*[A-Za-z][\w '-]{0,30}?[*_]*:[ \t]")
 _OPENING_PARTS = ("it", "it's", "its", "this", "the", "our", "my", "all", "each", "every")
@@ -72,7 +100,9 @@ class MentionRules(ExtractorBase):
                 continue
             found = clean(sent.span(*span))
             i = span[1]
-            if found is None or known_type(found) not in _KINDS or given_name(found):
+            if found is None or given_name(found):
+                continue
+            if software_type(found, initial=toks[span[0]].first) not in _KINDS:
                 continue
             key = sent.span(*span).lower()
             if key == topic or key in ends or found.lower() in ends:
@@ -84,6 +114,8 @@ class MentionRules(ExtractorBase):
             if prep == "for" and first > 1 and known_type(toks[first - 2].text) is not None:
                 continue  # "written as VTK for ParaView": the format serves the viewer
             rel = _BY_PREPOSITION.get(prep, "uses")
+            if rel == "uses":
+                rel = _verb_relation(toks, first) or rel
             names.setdefault(key, sent.span(*span))
             self._edge(edges, topic, key, rel)
             state.evidence.setdefault((topic, key), state.sentence)

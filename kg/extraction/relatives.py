@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from kg.extraction.entity_types import software_type
 from kg.extraction.judge import strong
 from kg.extraction.lexicon import DETERMINERS
 from kg.extraction.names import clean, known_type
@@ -151,7 +152,7 @@ class PlacedRules(ExtractorBase):
             place = clean(sent.span(*right))
             if software is None or place is None:
                 continue
-            if known_type(software) not in ("technology", "library", "tool"):
+            if software_type(software) not in ("technology", "library", "tool"):
                 continue
             if known_type(place) == "library" or not (
                 strong(place) or place.split()[-1].lower() in _HOST_HEADS
@@ -204,7 +205,7 @@ class PlacedRules(ExtractorBase):
             return
         if known_type(service) is not None:
             return  # "Backblaze B2 behind Bunny CDN": a product behind a CDN is routed to
-        if known_type(proxy) not in ("technology", "tool", "service"):
+        if software_type(proxy) not in ("technology", "tool", "service"):
             return
         src, dst = self._name(sent, left, names), self._name(sent, right, names)
         self._edge(edges, src, dst, "depends_on")

@@ -9,7 +9,7 @@ import re
 from kg.extraction.clauses import (
     minimum_requirement,
 )
-from kg.extraction.entity_types import given_name
+from kg.extraction.entity_types import given_name, software_type
 from kg.extraction.entity_types import looks_like_person as _looks_like_person
 from kg.extraction.entity_types import resolve_type as _type
 from kg.extraction.judge import (
@@ -87,7 +87,7 @@ class ShapeRules(ExtractorBase):
             return
         span = sent.phrase_after(i + 1)
         found = clean(sent.span(*span)) if span is not None else None
-        if span is None or found is None or known_type(found) != "technology":
+        if span is None or found is None or software_type(found) != "technology":
             return
         key = self._name(sent, span, names)
         for subject in scan.subjects:
