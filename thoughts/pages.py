@@ -37,6 +37,11 @@ FILTER_NAMES = (
     "session_id", "chain_id", "origin", "mode", "tags", "date_from", "date_to",
     "confidence_gte", "confidence_lte",
 )  # fmt: skip
+FILTER_LABELS = {
+    "session_id": "Session", "chain_id": "Chain", "origin": "Origin", "mode": "Mode",
+    "tags": "Tags", "date_from": "From", "date_to": "To",
+    "confidence_gte": "Confidence at least", "confidence_lte": "Confidence at most",
+}  # fmt: skip
 CHAIN_DEPTH = 10
 # The journal's entry limit (agent.schemas.MAX_ENTRY): thoughts do not import the agent.
 JOURNAL_MAX = 20_000
@@ -70,9 +75,14 @@ def _filters(form: dict[str, str], context: dict[str, Any]) -> selectors.Thought
     checked = ThoughtFilterInput(data=data)
     if checked.is_valid():
         return checked.filters()
+    # Each message beside its field, and all of them in the sentence above the results, named
+    # by the labels the form shows rather than the query's parameter names.
+    context["field_errors"] = {
+        name: " ".join(str(e) for e in errors) for name, errors in checked.errors.items()
+    }
     detail = "; ".join(
-        f"{name.replace('_', ' ')}: {' '.join(str(e) for e in errors)}"
-        for name, errors in checked.errors.items()
+        f"{FILTER_LABELS.get(name, name)}: {message}"
+        for name, message in context["field_errors"].items()
     )
     context["error"] = BAD_FILTER.format(detail=detail)
     return None

@@ -349,3 +349,18 @@ def test_a_new_user_sees_what_to_do_next_on_every_page(page: Any, live_server: A
     assert page.locator("#search-form").count() == 0  # nothing to search yet
     assert "ask something above" in page.locator("#no-threads").inner_text()
     assert_accessible(page)
+
+
+def test_a_bad_filter_is_told_beside_its_field(page: Any, live_server: Any, writer: Any) -> None:
+    """A hand-edited address (the form's own checks stop most bad values before they are sent):
+    the filters open, the field is marked invalid and its message sits under it."""
+    sign_in_as(page, live_server, "writer", PASSWORD, "/thoughts/")
+    response = page.goto(live_server.url + "/thoughts/?confidence_gte=high")
+    assert response.status == 400
+    assert page.locator("#f-conf-min").get_attribute("aria-invalid") == "true"
+    message = page.locator("#err-confidence_gte")
+    assert message.is_visible() and "valid number" in message.inner_text()
+    field, under = page.locator("#f-conf-min").bounding_box(), message.bounding_box()
+    assert under["y"] >= field["y"] + field["height"] - 1  # below its own field
+    assert "Confidence at least" in page.locator("#error").inner_text()
+    assert_accessible(page)

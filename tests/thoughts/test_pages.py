@@ -45,8 +45,26 @@ def test_the_timeline_filters_like_the_list_endpoint(user: Any) -> None:
     assert "tagged deploy note" in page and "untagged musing" not in page
     page = client.get("/thoughts/", {"mode": "question"}).content.decode()
     assert "untagged musing" in page and "tagged deploy note" not in page
-    bad = client.get("/thoughts/", {"confidence_gte": "high"})
-    assert bad.status_code == 400 and "confidence gte" in bad.content.decode()
+    bad = client.get("/thoughts/", {"confidence_gte": "high", "origin": "nowhere"})
+    assert bad.status_code == 400
+    page = bad.content.decode()
+    # Named by the form's labels, and each message beside its own field.
+    assert "Confidence at least: A valid number is required." in page
+    assert "confidence gte" not in page and "confidence_gte:" not in page
+    assert (
+        'id="f-conf-min" value="high" min="0" max="1" step="0.05" aria-invalid="true" '
+        'aria-describedby="err-confidence_gte">' in page
+    )
+    assert '<small id="err-confidence_gte" class="field-error">A valid number is required.' in page
+    assert 'aria-describedby="err-origin"' in page and 'id="err-origin"' in page
+    assert 'aria-describedby="err-mode"' not in page
+    assert "<details open>" in page  # the filters with the errors are shown
+
+
+def test_a_thoughts_page_is_titled_by_its_first_words(user: Any) -> None:
+    mine: Any = ThoughtFactory(owner=user, content="Pin the serializer and budget the payload.")
+    page = signed_in(user).get(f"/thoughts/{mine.pk}/").content.decode()
+    assert "<title>Pin the serializer and budget the payload. · Your thoughts" in page
 
 
 def test_htmx_gets_the_results_alone(user: Any) -> None:
