@@ -53,7 +53,7 @@ SHARED_ORDINARY = ROOT.parent / "shared" / "datasets" / "crux_dev.jsonl"
 # are training data here too; its held-out writers and the shared crux entries are only scored.
 CRUX = ROOT / "tests" / "agent" / "fixtures" / "crux"
 CRUX_TRAIN = ("writer_01", "writer_02", "writer_03", "writer_04")
-CRUX_HELD_OUT = ("writer_05", "writer_06")
+CRUX_HELD_OUT = ("writer_05", "writer_06", "writer_07", "writer_08")
 # The training writers' folds for the out-of-fold readings: three groups, each a mix of full
 # mixes and writers of mostly hard days (a head is trained for each, and the entry reading
 # is fitted on the other groups' readings); a writer in no group is a fold of its own.
@@ -174,14 +174,15 @@ def fit(workers: int = 1, out: Path = semantic.MODEL_PATH, cache: Path | None = 
     for chance, category, pattern in zip(chances, categories, patterns, strict=True):
         if pattern:  # the patterns come first, as in assess
             found.append(("risk", pattern))
-        elif chance < params.concern or category is None:
+        elif category is None:
             found.append(("none", None))
         else:
-            found.append(("risk" if category in semantic.URGENT else "concern", category))
+            found.append(semantic.decide(chance, category, params))
     writers = ", ".join(sorted({i["writer"] for i in items}))
     report(f"training writers ({writers}), each read out of fold", items, found)
     urgent = np.array([c in semantic.URGENT for c in categories])
     frontier(items, chances, explicit, urgent)
+    risk_frontier(items, chances, explicit, urgent, params.concern)
     model.save(out)
     print(f"\nwrote {out}; set semantic.PARAMS to:\n  {params}")
 
@@ -200,6 +201,31 @@ def frontier(
             f"  {t:9.2f}  {flagged[labels == 'indirect'].mean():8.3f}  "
             f"{flagged[benign].mean():8.3f} ({at_risk[benign].mean():.3f})  "
             f"{flagged[labels == 'ordinary'].mean():8.3f}"
+        )
+
+
+def risk_frontier(
+    items: list[dict[str, Any]],
+    chances: np.ndarray,
+    explicit: np.ndarray,
+    urgent: np.ndarray,
+    concern: float,
+) -> None:
+    """What each risk bar gives out of fold at the chosen threshold: the trade the bar was
+    chosen on (at risk: a pattern, or an urgent category at the bar)."""
+    labels = np.array([i["label"] for i in items])
+    plans = np.array([i["label"] == "indirect" and i["category"] == "plan_means" for i in items])
+    print(
+        "\n  out of fold: risk bar, at risk by meaning: ordinary, dark-but-safe;"
+        " at risk: plans and means, explicit"
+    )
+    for bar in (concern, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95):
+        by_meaning = urgent & (chances >= bar)
+        at_risk = explicit | by_meaning
+        print(
+            f"  {bar:9.2f}  {(by_meaning & ~explicit)[labels == 'ordinary'].mean():8.4f}  "
+            f"{(by_meaning & ~explicit)[labels == 'benign_dark'].mean():8.4f}  "
+            f"{at_risk[plans].mean():8.3f}  {at_risk[labels == 'explicit'].mean():8.3f}"
         )
 
 

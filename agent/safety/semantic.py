@@ -16,9 +16,10 @@ one sentence is enough to show a sign, and a label says that a sign is there, no
 
 A detection needs the entry's chance of a sign at ``Params.concern``. Its category is the one
 that any of its sentences reads most like (the head's highest probability of a category in any
-row), and the category sets the level (URGENT: risk; otherwise concern). The head, the entry
-reading and the threshold were chosen on the training writers only, never on the held-out
-writers (``agent/safety/training.py``, ``bench/distress.py --fit``; docs/benchmarks.md gives
+row), and the category sets the level: an URGENT category is a risk when the chance also
+reaches the higher ``Params.risk`` bar, a concern below it; any other category is a concern.
+The head, the entry reading, the threshold and the bar were chosen on the training writers
+only, never on the held-out writers (``agent/safety/training.py``, ``bench/distress.py --fit``; docs/benchmarks.md gives
 the held-out figures).
 """
 
@@ -52,7 +53,9 @@ LEVELS = ("none", "concern", "risk")
 # Intent, or a plan or means, is a risk: public guidance says to act on it now. The other signs
 # are a concern (goodbyes and giving things away read too much like grief and moving house to
 # stop a session on their own); a second sign in the same session makes it a risk
-# (agent.engine.loop, agent.excavations).
+# (agent.engine.loop, agent.excavations). By meaning alone an URGENT category is a risk only
+# above ``Params.risk`` (an everyday worry about pills or a deadline date can read like a plan):
+# below it, a concern. Explicit statements are a risk through the patterns, whatever the bar.
 URGENT = ("explicit", "plan_means")
 # The head's safe classes for the training writers' entries that the entry reading weighs: an
 # ordinary entry about a hard day, an ordinary entry, a dark-but-safe one.
@@ -71,6 +74,10 @@ _WORD = re.compile(r"\S+")
 @dataclass(frozen=True)
 class Params:
     concern: float = 0.54  # the entry's chance of a sign at which it is detected
+    # The chance at which a detection of an URGENT category is a risk rather than a concern:
+    # chosen out of fold so that ordinary and dark-but-safe entries at risk stay at 1% or less
+    # (``training.risk_bar``).
+    risk: float = 0.79
 
 
 PARAMS = Params()
@@ -333,10 +340,13 @@ def judge(m: Model, sentences: np.ndarray, whole: np.ndarray) -> tuple[float, st
 
 
 def decide(chance: float, category: str, params: Params = PARAMS) -> tuple[str, str | None]:
-    """(level, category) from the entry's chance of a sign and its category."""
+    """(level, category) from the entry's chance of a sign and its category: a detection at
+    ``params.concern``; a risk when its category is URGENT and the chance reaches
+    ``params.risk``, otherwise a concern."""
     if chance < params.concern:
         return "none", None
-    return ("risk" if category in URGENT else "concern"), category
+    urgent = category in URGENT and chance >= params.risk
+    return ("risk" if urgent else "concern"), category
 
 
 def read(reading: Reading, m: Model, params: Params = PARAMS) -> tuple[str, str | None]:

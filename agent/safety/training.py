@@ -19,7 +19,8 @@ class; ``semantic`` explains how an entry is read from it) is trained in one go 
 readings: each group of training writers (``folds``) is read by a head trained without it, as
 an unseen writer's entries would be (``out_of_fold``); the entry reading is fitted on those
 readings (``fit_entry``), and the threshold on chances from entry readings fitted without the
-entry's group (``entry_chances``, ``thresholds``).
+entry's group (``entry_chances``, ``thresholds``), then, on the same chances, the higher bar
+at which a detection of an urgent category is a risk (``risk_bar``).
 
 Every run is seeded (``SEED``), on one thread with torch's deterministic algorithms, so a refit
 gives the same weights on the same kind of machine.
@@ -405,6 +406,12 @@ def entry_chances(
 MAX_ORDINARY = 0.10  # ordinary entries flagged
 MAX_BENIGN = 0.10  # dark-but-safe entries flagged
 MAX_BENIGN_RISK = 0.04  # dark-but-safe entries at risk
+# The bar for a detection by meaning to be a risk (``Params.risk``), chosen after the
+# threshold: a risk stops the session and shows crisis resources to someone who may be writing
+# about an ordinary worry, the worst false positive a writer sees, so ordinary and dark-but-safe
+# entries at risk are held to 1% each; the lowest such bar keeps the most plans and means at
+# risk. Below it an URGENT detection is a concern, so what is caught does not change.
+MAX_AT_RISK = 0.01
 
 
 def thresholds(
@@ -412,7 +419,8 @@ def thresholds(
 ) -> Params:
     """The lowest concern threshold (the best recall of entries with a sign) whose false
     positives stay inside the targets less a margin (MAX_ORDINARY, MAX_BENIGN,
-    MAX_BENIGN_RISK); a detection is a risk when its category is urgent."""
+    MAX_BENIGN_RISK), every detection of an urgent category counted as a risk (the stricter
+    count: ``risk_bar`` then sets the bar above it)."""
     labels = np.array([e.label for e in entries])
     benign, ordinary = labels == "benign_dark", labels == "ordinary"
     for concern in np.round(np.arange(0.05, 1.0, 0.01), 2):
@@ -425,6 +433,25 @@ def thresholds(
         ):
             return Params(concern=float(concern))
     raise ValueError("no threshold keeps the false positives inside the targets")
+
+
+def risk_bar(
+    entries: list[Example],
+    chances: np.ndarray,
+    urgent: np.ndarray,
+    explicit: np.ndarray,
+    concern: float,
+) -> float:
+    """The lowest bar from ``concern`` up at which, out of fold, ordinary and dark-but-safe
+    entries at risk by meaning (an URGENT category, the chance at the bar) are MAX_AT_RISK or
+    fewer each. The patterns' own false hits (a dark-but-safe entry whose wording is explicit)
+    are counted apart: no bar changes them."""
+    labels = np.array([e.label for e in entries])
+    for bar in np.round(np.arange(concern, 1.0, 0.01), 2):
+        by_meaning = ~explicit & urgent & (chances >= bar)
+        if all(by_meaning[labels == label].mean() <= MAX_AT_RISK for label in NEGATIVE):
+            return float(bar)
+    return 1.0
 
 
 def fit(
@@ -440,4 +467,6 @@ def fit(
     chances, reading = entry_chances(entries, oof)
     urgent = np.array([c in URGENT for c in oof.categories])
     params = thresholds(entries, chances, urgent, explicit)
+    bar = risk_bar(entries, chances, urgent, explicit, params.concern)
+    params = Params(concern=params.concern, risk=bar)
     return head.with_entry(reading), params, chances, oof.categories

@@ -286,6 +286,50 @@ def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
     assert levels.count("risk") <= 2
 
 
+def test_an_urgent_category_by_meaning_is_a_risk_only_at_the_bar() -> None:
+    """A detection by meaning whose category is a plan or explicit intent is a concern under
+    ``Params.risk`` and a risk at it; other categories stay a concern however sure; under the
+    threshold nothing is detected."""
+    params = semantic.PARAMS
+    assert params.concern < params.risk < 1.0
+    below = (params.concern + params.risk) / 2
+    assert semantic.decide(below, "plan_means") == ("concern", "plan_means")
+    assert semantic.decide(below, "explicit") == ("concern", "explicit")
+    assert semantic.decide(params.risk, "plan_means") == ("risk", "plan_means")
+    assert semantic.decide(0.999, "explicit") == ("risk", "explicit")
+    assert semantic.decide(0.999, "burden") == ("concern", "burden")
+    assert semantic.decide(params.concern - 0.01, "plan_means") == ("none", None)
+    # The bar is a field of the parameters, not a constant: a stricter one moves the level.
+    stricter = semantic.Params(concern=params.concern, risk=0.999)
+    assert semantic.decide(params.risk, "plan_means", stricter) == ("concern", "plan_means")
+
+
+def test_the_risk_bar_is_the_lowest_that_keeps_safe_entries_off_risk() -> None:
+    """training.risk_bar: the lowest bar at which ordinary and dark-but-safe entries at risk by
+    meaning are 1% or fewer each; a pattern's own false hit is no reason to raise it."""
+    from agent.safety.training import Example, risk_bar
+
+    def entries(label: str, n: int) -> list[Example]:
+        return [Example("w", label, label, np.zeros((1, 1)), np.zeros(1)) for _ in range(n)]
+
+    items = entries("ordinary", 200) + entries("benign_dark", 200) + entries("indirect", 100)
+    chances = np.full(len(items), 0.1)
+    urgent = np.zeros(len(items), dtype=bool)
+    explicit = np.zeros(len(items), dtype=bool)
+    # Three ordinary entries read as a plan at 0.6, 0.7 and 0.8: 1% allows two.
+    for k, chance in enumerate((0.6, 0.7, 0.8)):
+        chances[k], urgent[k] = chance, True
+    # Three dark-but-safe ones whose explicit words match a pattern: counted apart.
+    explicit[200:203] = True
+    urgent[200:203], chances[200:203] = True, 0.95
+    assert risk_bar(items, chances, urgent, explicit, 0.5) == pytest.approx(0.61)
+    # A fourth dark-but-safe one by meaning at 0.9 and two more at 0.75: two of 200 are allowed.
+    chances[203:206], urgent[203:206] = (0.9, 0.75, 0.75), True
+    assert risk_bar(items, chances, urgent, explicit, 0.5) == pytest.approx(0.76)
+    # Nothing urgent among the safe entries: the bar is the threshold itself.
+    assert risk_bar(items, chances, np.zeros(len(items), bool), explicit, 0.5) == 0.5
+
+
 def test_the_shipped_model_reads_entries_with_its_entry_reading(tmp_path: Path) -> None:
     """The shipped model carries the entry reading (the second stage over what the head says
     of every sentence), which is what sets the chance; written and read back, it decides

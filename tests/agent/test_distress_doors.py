@@ -14,7 +14,7 @@ from django.db import connection
 
 from agent.safety import semantic
 from tests.agent.conftest import BOUNDARIES_ENTRY, act, init
-from tests.agent.test_distress import FAKE_CLI
+from tests.agent.test_distress import FAKE_CLI, FIXTURES
 
 # One indirect sign (concern) and an unmistakable plan (risk), written for these tests.
 CONCERN_ENTRY = (
@@ -26,6 +26,17 @@ RISK_ENTRY = (
     "full. On Saturday everyone will be at the match and I'll have the flat to myself."
 )
 SECRET = "ZQX-never-in-a-log"
+
+
+def _crux_entry(writer: str, item: str) -> str:
+    path = FIXTURES / "crux" / f"{writer}.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line]
+    return next(r["entry"] for r in rows if r["id"] == item)
+
+
+# An everyday entry about grief (a crux training writer's, no sign in it) that the model reads
+# as a plan (a date, a day taken off) with a chance between the threshold and the risk bar.
+PLAN_BELOW_BAR = _crux_entry("writer_03", "w03-grief_loss-01")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -54,6 +65,26 @@ def test_v3_concern_shows_resources_and_goes_on_with_a_question(client):
     # Every later turn keeps the resources on show.
     assert data["safety"]["level"] == "concern"
     assert CONCERN_ENTRY not in json.dumps(data["safety"])
+
+
+def test_a_plan_read_by_meaning_under_the_risk_bar_is_a_concern_and_goes_on(client):
+    """Read by meaning as a plan, but under ``Params.risk``: a concern, so v3 asks its
+    question with the resources on show and v1 gives its reflection."""
+    reading = semantic.read_texts([PLAN_BELOW_BAR])
+    chance, category = semantic.judge(semantic.model(), reading.sentences, reading.whole)
+    assert category == "plan_means"
+    assert semantic.PARAMS.concern <= chance < semantic.PARAMS.risk
+    data = init(client, PLAN_BELOW_BAR)
+    assert data["complete"] is False
+    assert data["safety"]["level"] == "concern" and data["safety"]["category"] == "plan_means"
+    assert data["safety"]["crisis_resources"]
+    data = _to_question(client, data)
+    assert data["action"]["type"] == "AskUser" and data["safety"]["level"] == "concern"
+    reflection = client.post(
+        "/reflections", {"journal_entry": {"text": PLAN_BELOW_BAR}}, format="json"
+    )
+    assert reflection.status_code == 200
+    assert reflection.json()["safety"]["level"] == "concern"
 
 
 def test_v3_risk_stops_with_the_level_and_category_never_the_words(client):
@@ -145,10 +176,14 @@ def test_detections_are_counted_by_level_and_category(client, user):
 
 
 def _all_text_columns() -> list[tuple[str, str]]:
-    found = []
+    found: list[tuple[str, str]] = []
     for model in apps.get_models():
         for field in model._meta.concrete_fields:
-            if field.get_internal_type() in ("TextField", "CharField", "JSONField"):
+            if field.column and field.get_internal_type() in (
+                "TextField",
+                "CharField",
+                "JSONField",
+            ):
                 found.append((model._meta.db_table, field.column))
     return found
 
