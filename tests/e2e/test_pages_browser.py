@@ -10,6 +10,7 @@ import pytest
 from django.db import connections
 
 from tests.e2e.conftest import assert_accessible, needs_chromium, sign_in_as
+from tests.e2e.screenshots import demo  # noqa: F401  (the demo data, as a fixture)
 from tests.kg.factories import EdgeCandidateFactory, EntityCandidateFactory, EntityFactory
 from tests.thoughts.factories import ThoughtFactory
 
@@ -363,4 +364,25 @@ def test_a_bad_filter_is_told_beside_its_field(page: Any, live_server: Any, writ
     field, under = page.locator("#f-conf-min").bounding_box(), message.bounding_box()
     assert under["y"] >= field["y"] + field["height"] - 1  # below its own field
     assert "Confidence at least" in page.locator("#error").inner_text()
+    assert_accessible(page)
+
+
+def test_a_thoughts_memories_read_on_a_phone(page: Any, live_server: Any, demo: Any) -> None:
+    """On a phone each injected memory is a card of labelled facts: why it was chosen is on the
+    screen, not in a table's columns scrolled off to the right."""
+    from tests.e2e.screenshots import PASSWORD as DEMO_PASSWORD
+    from tests.e2e.screenshots import _think
+
+    sign_in_as(page, live_server, "demo", DEMO_PASSWORD, "/thoughts/")
+    thought = _think(page, live_server, demo)
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(live_server.url + thought)
+    reasons = page.locator("#memories .memory td.reason")
+    assert reasons.count() >= 1
+    for n in range(reasons.count()):
+        box = reasons.nth(n).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+    label = "td => getComputedStyle(td, '::before').content"
+    assert reasons.first.evaluate(label) == '"Why chosen"'  # each fact names itself
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
     assert_accessible(page)
