@@ -367,7 +367,11 @@ def test_a_bad_filter_is_told_beside_its_field(page: Any, live_server: Any, writ
     assert_accessible(page)
 
 
-def test_a_thoughts_memories_read_on_a_phone(page: Any, live_server: Any, demo: Any) -> None:
+def test_a_thoughts_memories_read_on_a_phone(
+    page: Any,
+    live_server: Any,
+    demo: Any,  # noqa: F811  (the fixture imported above)
+) -> None:
     """On a phone each injected memory is a card of labelled facts: why it was chosen is on the
     screen, not in a table's columns scrolled off to the right."""
     from tests.e2e.screenshots import PASSWORD as DEMO_PASSWORD
