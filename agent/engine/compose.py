@@ -44,13 +44,126 @@ SPANS = 2  # spans a crux cites (three read closer to the gold cruxes on train, 
 # the crux never stops mid-phrase.
 SPAN_WORDS = 18
 MAX_SPAN_WORDS = SPAN_WORDS
+# A crux shows at most this many words of each cited sentence (its most telling clause when
+# the sentence is longer): frame and two clauses stay under about 30 words.
+CLAUSE_WORDS = 12
+MAX_WORDS = 30  # a whole crux; a second cited sentence that does not fit is cited, not shown
 CUE_BONUS = 0.04
 CONTRAST = 0.5  # weight of the mean cosine to the other live hypotheses' statements
 
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"'’”)]*|$)")
+# A line's end closes a sentence too: a list's items often have no full stop.
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"'’”)]*|$)", re.MULTILINE)
 _CLAUSE = re.compile(r"[^,;:—]+")
+_PIECE_BREAK = re.compile(r"\s*[,;:()]\s*|\s+[—–-]\s+|—")
+_JOINER = re.compile(
+    r"\s+(?:and|but|so|because|or|yet|though|although|while|whereas|when|then|which|until|before|after)\s+",
+    re.IGNORECASE,
+)
+_LEADING = re.compile(
+    r"^(?:(?:and|but|so|or|yet|then|also|plus|anyway|because|though|although|cause|cos)\b[\s,]*)+",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll)\b", re.I)
+# How a diary sentence without a subject starts: the writer did or felt it ("Said yes…",
+# "Can't sleep…"); "-ed" words count too, but not these moods, which take "you're".
+_DIARY_VERBS = frozenset(
+    [
+        "said",
+        "told",
+        "went",
+        "got",
+        "made",
+        "took",
+        "had",
+        "kept",
+        "spent",
+        "left",
+        "came",
+        "saw",
+        "felt",
+        "thought",
+        "knew",
+        "found",
+        "gave",
+        "sat",
+        "stood",
+        "ate",
+        "ran",
+        "wrote",
+        "called",
+        "woke",
+        "slept",
+        "bought",
+        "lost",
+        "forgot",
+        "let",
+        "put",
+        "did",
+        "tried",
+        "asked",
+        "can't",
+        "couldn't",
+        "don't",
+        "didn't",
+        "won't",
+        "wouldn't",
+        "haven't",
+        "hadn't",
+        "shouldn't",
+        "cannot",
+        "keep",
+        "need",
+        "want",
+        "feel",
+        "hate",
+        "love",
+        "miss",
+        "wish",
+        "think",
+        "know",
+        "guess",
+        "hope",
+        "still",
+        "just",
+        "never",
+        "always",
+        "nearly",
+        "almost",
+        "actually",
+        "finally",
+    ]
+)
+_MOODS = frozenset(
+    [
+        "tired",
+        "exhausted",
+        "worried",
+        "scared",
+        "stressed",
+        "annoyed",
+        "angry",
+        "sad",
+        "lonely",
+        "bored",
+        "sick",
+        "fed",
+        "done",
+        "afraid",
+        "anxious",
+        "furious",
+        "gutted",
+        "knackered",
+        "shattered",
+        "embarrassed",
+        "ashamed",
+        "frustrated",
+        "overwhelmed",
+    ]
+)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+# Quoted speech: double quotes, or single ones that open and close outside a word (an
+# apostrophe inside "you're" neither opens nor closes a quote).
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)['‘](?=\w).*?(?<=[\w.!?,])['’](?!\w)")
 
 # First person → second person, longest first; matched on word boundaries, case kept.
 _SWAPS: tuple[tuple[str, str], ...] = (
@@ -67,6 +180,8 @@ _SWAPS: tuple[tuple[str, str], ...] = (
     ("i wasn't", "you weren't"),
     ("am i", "are you"),
     ("was i", "were you"),
+    ("im", "you're"),
+    ("ive", "you've"),
     ("myself", "yourself"),
     ("mine", "yours"),
     ("my", "your"),
@@ -137,6 +252,11 @@ _FUNCTION_WORDS = frozenset(
         "after",
         "before",
         "while",
+        "first",
+        "second",
+        "third",
+        "last",
+        "next",
     ]
 )
 
@@ -267,8 +387,145 @@ def compose(
     if not ranked:
         return Composed(FRAMES[archetype] + ".", [])
     spans = _fitting(ranked)[:SPANS]
-    body = "; ".join(second_person(s, entry) for s in spans)
+    left = MAX_WORDS - len(FRAMES[archetype].split())
+    parts: list[str] = []
+    for span in spans:
+        part = shown(entry, archetype, span, left) or (
+            "" if parts else shown(entry, archetype, span, SPAN_WORDS + 1)
+        )
+        if part:
+            parts.append(part)
+            left -= len(part.split())
+    body = "; ".join(parts)
     return Composed(f"{FRAMES[archetype]}: {body}.", spans)
+
+
+def pieces(span: str) -> list[str]:
+    """The clauses of ``span`` (verbatim substrings), split at punctuation outside quoted speech
+    and, when a clause is still long, at its conjunctions; a clause never starts with a
+    conjunction ("and you cannot picture…") and never breaks a quotation."""
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(span)]
+
+    def outside(i: int) -> bool:
+        return not any(a < i < b for a, b in quoted)
+
+    def split(text: str, start: int, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
+        out, last = [], 0
+        for match in pattern.finditer(text):
+            if outside(start + match.start()):
+                out.append((start + last, text[last : match.start()]))
+                last = match.end()
+        out.append((start + last, text[last:]))
+        return out
+
+    found: list[str] = []
+    for start, clause in split(span, 0, _PIECE_BREAK):
+        parts = [(start, clause)]
+        if len(clause.split()) > CLAUSE_WORDS:
+            parts += split(clause, start, _JOINER)
+        for _, part in parts:
+            text = _LEADING.sub("", part.strip()).strip(" \t-–—")
+            if len(text.split()) >= 3 and _balanced(text) and text not in found:
+                found.append(text)
+    return found
+
+
+def _balanced(text: str) -> bool:
+    opening = len(re.findall(r"(?<!\w)['‘](?=\w)", text))
+    closing = len(re.findall(r"(?<=[\w.!?,])['’](?!\w)", text))
+    return text.count('"') % 2 == 0 and text.count("“") == text.count("”") and opening == closing
+
+
+def shown(entry: str, archetype: str, span: str, limit: int = MAX_WORDS) -> str:
+    """What a crux shows of a cited ``span``: the whole sentence when it is short, otherwise
+    its clause that says the archetype best, in the second person, at most ``limit`` words
+    ("" when no clause fits). The span itself stays the citation, verbatim."""
+    candidates = [span, *(p for p in pieces(span) if p != span)]
+    turned = {c: _turned(entry, c, span) for c in candidates if _has_subject(c, span)}
+    if not turned:
+        turned = {span: _turned(entry, span, span)}
+    within = {c: t for c, t in turned.items() if len(t.split()) <= limit}
+    if not within:
+        return ""
+    short = {c: t for c, t in within.items() if len(t.split()) <= CLAUSE_WORDS}
+    pool = list(short or within)
+    scores = _piece_scores(entry, archetype, tuple(pool))
+    best = min(
+        range(len(pool)),
+        key=lambda i: (
+            _quotes_first_person(pool[i]),  # "I"/"my" in quoted speech cannot be turned
+            pool[i] != span,  # a short sentence is shown whole
+            -float(scores[i]) if short else len(within[pool[i]].split()),
+            i,
+        ),
+    )
+    return within[pool[best]]
+
+
+def _turned(entry: str, piece: str, span: str) -> str:
+    piece = _LEADING.sub("", piece).strip() or piece
+    return tidy(with_subject(second_person(piece, entry), piece, span))
+
+
+def _piece_scores(entry: str, archetype: str, pool: tuple[str, ...]) -> np.ndarray:
+    """How well each clause says ``archetype`` (as spans are ranked: against the other
+    archetypes' statements, with the cue bonus)."""
+    if len(pool) == 1:
+        return np.zeros(1)
+    from agent.engine.beliefs import embed
+
+    own = BY_KEY[archetype].crux
+    others = [a.crux for a in ARCHETYPES if a.key != archetype]
+    statements = embed([own, *others])
+    vectors = _embed_spans(pool)
+    score = vectors @ statements[0] - CONTRAST * (vectors @ statements[1:].T).mean(axis=1)
+    return score + CUE_BONUS * _cue_count_array(archetype, pool)
+
+
+def _quotes_first_person(text: str) -> bool:
+    return any(_FIRST_PERSON.search(q.group(0)) for q in _QUOTED.finditer(text))
+
+
+def _first_word(text: str) -> str:
+    words = text.split()
+    return words[0].strip("\"'“‘(").lower().replace("’", "'") if words else ""
+
+
+def _verb_first(word: str) -> bool:
+    return word in _DIARY_VERBS or (len(word) > 4 and word.endswith("ed") and word not in _MOODS)
+
+
+def _has_subject(piece: str, span: str) -> bool:
+    """A clause that starts with a verb takes its subject from the sentence: it can be shown
+    only when that subject is the writer (an "I" sentence, or a diary sentence with none)."""
+    if not _verb_first(_first_word(piece)) or span.startswith(piece):
+        return True
+    head = _first_word(span)
+    return head in ("i", "i'm", "i've", "i'd", "im", "ive") or _verb_first(head) or head in _MOODS
+
+
+def with_subject(text: str, piece: str, span: str) -> str:
+    """A diary sentence without a subject ("Said yes to covering Lena's shift again.") gets
+    the writer's: "you said yes…"; "Tired again" → "you're tired again"."""
+    word = _first_word(text)
+    if word in _MOODS:
+        return "you're " + text[0].lower() + text[1:]
+    if word in ("was", "wasn't", "am"):
+        rest = text.split(" ", 1)[1] if " " in text else ""
+        verb = {"was": "were", "wasn't": "weren't", "am": "are"}[word]
+        return f"you {verb} {rest}".strip()
+    if _verb_first(word):
+        return "you " + text[0].lower() + text[1:]
+    return text
+
+
+def tidy(text: str) -> str:
+    """No doubled or dangling punctuation: the crux adds its own ";" and "."."""
+    text = text.strip().lstrip(",;:—–- ").rstrip(".!?;:,—–- ")
+    # A quotation that closes the clause drops its own closing stop: "…forever, Priya'".
+    text = re.sub(r"[.!?,;:]+(['’\"”])$", r"\1", text)
+    text = re.sub(r"([,;:.!?])\1+", r"\1", text)
+    return re.sub(r"\s+", " ", text)
 
 
 def _fitting(ranked: Sequence[str]) -> list[str]:

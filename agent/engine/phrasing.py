@@ -38,7 +38,7 @@ from legacymind.providers import chat
 
 logger = logging.getLogger("agent.crux")
 CONFIGURING = ("IV_CLI_CMD", "IV_SYNTH_CLI_CMD", "GROK_API_KEY")
-MAX_WORDS = 45  # the offline composer's cruxes run to about 45 words with two spans
+MAX_WORDS = 32  # a crux is short: the offline composer's stay within 30 words (compose.MAX_WORDS)
 MAX_SPANS = 3
 MAX_SPAN_WORDS = 40
 MIN_SPAN_WORDS = 3
@@ -46,7 +46,7 @@ MIN_SPAN_WORDS = 3
 SYSTEM = (
     "You help a person understand the crux of their own journal entry. You are given the "
     "entry and the themes it may be about, each with a key. For each theme key asked, write "
-    "one sentence to the writer, in the second person ('you'), at most 40 words, that says "
+    "one sentence to the writer, in the second person ('you'), at most 30 words, that says "
     "what that theme looks like in this entry, naming only people, places and things the "
     "entry names. No diagnosis, no labels of disorders, no advice, no questions. Cite the "
     "sentence or sentences of the entry it rests on, copied exactly, character for "
