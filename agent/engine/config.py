@@ -22,6 +22,7 @@ class EngineConfig:
     merge_radius: float  # cosine at which two statements are near-duplicates
     cluster_spectral: bool
     policy: str  # "eig", or "random" (a random AskUser: the evaluation baseline)
+    evidence_requests: str = "always"  # "always", "after_answer" or "off"
 
     @classmethod
     def from_settings(cls) -> EngineConfig:
@@ -38,4 +39,5 @@ class EngineConfig:
             merge_radius=settings.MERGE_RADIUS,
             cluster_spectral=settings.AGENT_ENABLE_CLUSTER_SPECTRAL,
             policy=settings.AGENT_POLICY,
+            evidence_requests=settings.AGENT_EVIDENCE_REQUESTS,
         )

@@ -279,7 +279,12 @@ def _counterfactual_test(turn: _Turn) -> list[Candidate]:
 
 
 def _evidence_requests(turn: _Turn) -> list[Candidate]:
-    """EvidenceRequest: one per kind of context."""
+    """EvidenceRequest: one per kind of context (none before the writer's first answer, or
+    none at all, when the config says so)."""
+    mode = turn.config.evidence_requests
+    answered = any(e.kind == "UserAnswer" for e in turn.state.evidence_log)
+    if mode == "off" or (mode == "after_answer" and not answered):
+        return []
     out = []
     for kind in ("timeline", "constraints", "goals", "norms"):
         if f"EvidenceRequest:{kind}" in turn.done:

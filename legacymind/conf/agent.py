@@ -50,6 +50,11 @@ AGENT_IDEMPOTENCY_TTL = env_int("AGENT_IDEMPOTENCY_TTL", 120, low=1, high=86400)
 # "eig" (the FACD policy) or "random" (a random AskUser each turn: the evaluation baseline).
 AGENT_POLICY = env_choice("AGENT_POLICY", "eig", ("eig", "random"))
 AGENT_ENABLE_CLUSTER_SPECTRAL = env_bool("AGENT_ENABLE_CLUSTER_SPECTRAL", False)
+# EvidenceRequest (spec 004): "always", "after_answer" (not before the writer's first answer)
+# or "off". Measured on the train writers (docs/benchmarks.md).
+AGENT_EVIDENCE_REQUESTS = env_choice(
+    "AGENT_EVIDENCE_REQUESTS", "always", ("always", "after_answer", "off")
+)
 
 # Distress detector (agent.safety): the chat model as a third layer. auto: when the environment
 # names a chat model (IV_CLI_CMD, IV_SYNTH_CLI_CMD or GROK_API_KEY); on: always try; off: never.
