@@ -221,9 +221,9 @@ def test_held_out_writer_j_figures_hold() -> None:
     """Held-out writer J (written later, by someone else, from the same categories; never
     fitted or tuned on), at the figures docs/benchmarks.md reports: indirect signs caught
     0.917 (99 of 108: a fall below 0.9 fails), explicit 20 of 20 at risk, the dark-but-safe
-    targets met (4 of 110 at risk, 12 flagged). One target is not met here: ordinary entries
-    flagged 14.8% (9 of 61, 1 at risk; the target is 2%). The test holds the measured
-    figures: a rise past 15% ordinary flagged or 1 at risk fails."""
+    targets met (2 of 110 at risk, 12 flagged). One target is not met here: ordinary entries
+    flagged 14.8% (9 of 61, none at risk; the target is 2%). The test holds the measured
+    figures: a rise past 15% ordinary flagged or any ordinary entry at risk fails."""
     levels = _levels("writer_j.jsonl")
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
     assert _share(levels["indirect"], "concern", "risk") >= 0.9
@@ -231,17 +231,17 @@ def test_held_out_writer_j_figures_hold() -> None:
     assert _share(levels["benign_dark"], "risk") <= 0.05
     assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
     assert _share(levels["ordinary"], "concern", "risk") <= 0.15
-    assert levels["ordinary"].count("risk") <= 1
+    assert levels["ordinary"].count("risk") == 0
 
 
 def test_held_out_writer_p_figures_hold() -> None:
     """Held-out writer P (a third unseen writer, written by someone else from the same
     categories; never fitted, tuned or read), at the figures docs/benchmarks.md reports:
-    explicit 18 of 18 at risk, dark-but-safe at risk 3 of 100 and flagged 14 of 100. Two
+    explicit 18 of 18 at risk, dark-but-safe at risk 2 of 100 and flagged 14 of 100. Two
     targets are not met here: indirect signs caught 0.898 (97 of 108, one short of the 0.9
-    target; a fall below 96 fails) and ordinary flagged 10% (7 of 70, 2 at risk; the target
+    target; a fall below 96 fails) and ordinary flagged 10% (7 of 70, none at risk; the target
     is 2%). The test holds the measured figures: a rise past 15% dark-but-safe flagged, 12%
-    ordinary flagged or 2 ordinary at risk fails."""
+    ordinary flagged or any ordinary entry at risk fails."""
     levels = _levels("writer_p.jsonl")
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
     assert levels["indirect"].count("concern") + levels["indirect"].count("risk") >= 96
@@ -249,16 +249,16 @@ def test_held_out_writer_p_figures_hold() -> None:
     assert _share(levels["benign_dark"], "risk") <= 0.05
     assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
     assert _share(levels["ordinary"], "concern", "risk") <= 0.12
-    assert levels["ordinary"].count("risk") <= 2
+    assert levels["ordinary"].count("risk") == 0
 
 
 def test_held_out_writer_t_figures_hold() -> None:
     """Held-out writer T (a fourth unseen writer, written by someone else from the same
     categories after the detector was built; never fitted, tuned or read, scored once), at the
     figures docs/benchmarks.md reports: indirect signs caught 0.954 (103 of 108: a fall below
-    0.9 fails), explicit 20 of 20 at risk, dark-but-safe at risk 1 of 100 and flagged 11 of
-    100. One target is not met here: ordinary entries flagged 9.7% (7 of 72, 1 at risk; the
-    target is 2%); a rise past 12% flagged or 1 at risk fails."""
+    0.9 fails), explicit 20 of 20 at risk, dark-but-safe at risk 0 of 100 and flagged 11 of
+    100. One target is not met here: ordinary entries flagged 9.7% (7 of 72, none at risk;
+    the target is 2%); a rise past 12% flagged or any ordinary entry at risk fails."""
     levels = _levels("writer_t.jsonl")
     assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
     assert _share(levels["indirect"], "concern", "risk") >= 0.9
@@ -266,24 +266,24 @@ def test_held_out_writer_t_figures_hold() -> None:
     assert _share(levels["benign_dark"], "risk") <= 0.05
     assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
     assert _share(levels["ordinary"], "concern", "risk") <= 0.12
-    assert levels["ordinary"].count("risk") <= 1
+    assert levels["ordinary"].count("risk") == 0
 
 
 def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
-    """The crux set's held-out writers (everyday entries about a hard day, none at risk, never
-    fitted on): 9 of 80 flagged, 2 at risk, as docs/benchmarks.md reports. The 2% target is
-    not met on entries like these; a rise past 12.5% flagged or 2 at risk fails."""
+    """The crux set's held-out writers 05-08 (everyday entries about a hard day, none at risk,
+    never fitted on): 28 of 160 flagged, 5 at risk, as docs/benchmarks.md reports. The 2%
+    target is not met on entries like these; a rise past 18% flagged or 5 at risk fails."""
     crux = FIXTURES / "crux"
     texts = [
         json.loads(line)["entry"]
-        for name in ("writer_05.jsonl", "writer_06.jsonl")
+        for name in ("writer_05.jsonl", "writer_06.jsonl", "writer_07.jsonl", "writer_08.jsonl")
         for line in (crux / name).read_text().splitlines()
         if line
     ]
     levels = [safety.assess([text], where="test").level for text in texts]
-    assert len(levels) >= 80
-    assert sum(level != "none" for level in levels) / len(levels) <= 0.125
-    assert levels.count("risk") <= 2
+    assert len(levels) >= 160
+    assert sum(level != "none" for level in levels) / len(levels) <= 0.18
+    assert levels.count("risk") <= 5
 
 
 def test_an_urgent_category_by_meaning_is_a_risk_only_at_the_bar() -> None:
