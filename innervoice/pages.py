@@ -252,7 +252,7 @@ def _thread(
 
 # Which provider answered, said beside the answer rather than in it (the stored text keeps it).
 OFFLINE_NOTE = f" ({compose.OFFLINE_PROVIDER}):"
-ANSWERED_OFFLINE = "offline composer (no chat model)"
+ANSWERED_OFFLINE = "offline composer"
 BULLETS = ("- ", "* ", "• ")
 
 

@@ -10,5 +10,9 @@ register = template.Library()
 
 @register.filter
 def words(identifier: object) -> str:
-    """A relation or kind as words: ``writes_to`` reads "writes to" ("depends-on" too)."""
-    return " ".join(str(identifier or "").replace("_", " ").replace("-", " ").split())
+    """A relation, kind or origin as words: ``writes_to`` reads "writes to" ("depends-on"
+    too), ``inner_voice.feedback`` "inner voice feedback"."""
+    text = str(identifier or "")
+    for mark in "_-.":
+        text = text.replace(mark, " ")
+    return " ".join(text.split())

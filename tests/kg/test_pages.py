@@ -204,3 +204,15 @@ def test_relations_read_as_words_on_the_pages_and_stay_identifiers_in_the_api(
     assert '<em class="relation">stores on</em>' in queue and "stores_on" not in queue
     api = signed_in(user).get(f"/api/v1/kg/entities/{serializer.pk}/neighbors/").content.decode()
     assert "writes_to" in api
+
+
+def test_a_search_hit_on_an_observation_without_a_description_has_no_dangling_colon() -> None:
+    from django.template.loader import render_to_string
+
+    hits = [
+        {"kind": "observation", "name": "golden hour", "description": "", "similarity": 0.3},
+        {"kind": "observation", "name": "dawn", "description": "at 6:10", "similarity": 0.2},
+    ]
+    page = render_to_string("kg/explore.html", {"q": "light", "hits": hits})
+    assert 'golden hour <span class="muted">observation</span>' in page
+    assert 'dawn <span class="muted">observation: at 6:10</span>' in page

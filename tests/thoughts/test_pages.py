@@ -121,3 +121,15 @@ def test_a_thought_shows_its_memories_with_their_receipts_and_its_verification(
     assert "Bob&#x27;s private memory" not in page and "Bob's private memory" not in page
     assert "no longer available" in page  # the hidden one reads as gone
     assert 'id="verification-score">0.42<' in page
+
+
+def test_a_thoughts_origin_reads_as_words(user: Any) -> None:
+    mine: Any = ThoughtFactory(owner=user, content="What would confirm it?")
+    mine.origin = "inner_voice.feedback"
+    mine.save(update_fields=["origin"])
+    client = signed_in(user)
+    for url in ("/thoughts/", f"/thoughts/{mine.pk}/"):
+        page = client.get(url).content.decode()
+        assert "· inner voice feedback" in page and "inner_voice.feedback" not in page.replace(
+            'value="inner_voice.feedback"', ""
+        )
