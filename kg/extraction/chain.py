@@ -153,7 +153,7 @@ def extract(
         stages.append(("grok", _grok_stage))
     else:
         failures.append(f"grok: {refusal}")
-    grounded = getattr(settings, "KG_EXTRACT_GROUNDED", False)
+    grounded = settings.KG_EXTRACT_GROUNDED
     for name, stage in stages:
         try:
             result = stage(prompt, environ)

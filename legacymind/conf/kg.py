@@ -34,6 +34,9 @@ KG_HEURISTIC_ENTITY_CONFIDENCE = env_float("KG_HEURISTIC_ENTITY_CONFIDENCE", 0.7
 KG_HEURISTIC_EDGE_CONFIDENCE = env_float("KG_HEURISTIC_EDGE_CONFIDENCE", 0.6, low=0, high=1)
 # Longest text sent to an extractor; longer texts are cut (and the model told it is truncated).
 KG_EXTRACT_MAX_CHARS = env_int("KG_EXTRACT_MAX_CHARS", 12000, low=100, high=200000)
+# Check a chat model's extraction against the text: names written in it, evidence a sentence of
+# it (else the sentence naming both ends, else the edge goes), types in the vocabulary.
+KG_EXTRACT_GROUNDED = env_bool("KG_EXTRACT_GROUNDED", True)
 # Extract every committed thought in the background (the thoughts pipeline calls the service).
 KG_AUTO_EXTRACT = env_bool("KG_AUTO_EXTRACT", True)
 # Review suggestions: how many canonical entities per candidate, and the weakest one shown.

@@ -83,7 +83,8 @@ def test_extraction_stages_candidates_by_the_synthesis_thought(
     synth_id = body["synth_thought_id"].removeprefix("thoughts:")
     feedback_id = body["feedback_thought_id"].removeprefix("thoughts:")
     entities = EntityCandidate.objects.all()
-    assert {e.name for e in entities} == {"Billing Service", "Postgres"}
+    # The model's names, checked against the synthesis, are staged as the synthesis writes them.
+    assert {e.name for e in entities} == {"billing service", "Postgres"}
     assert {str(e.staged_by_thought_id) for e in entities} == {synth_id}
     assert {e.origin for e in entities} == {"inner_voice"}
     edge = EdgeCandidate.objects.get()

@@ -70,7 +70,8 @@ def test_extract_cli_failure_then_grok_stages(api, grok):
             "edges": [{"from_id": "e1", "to_id": "e2", "relation": "writes_to"}],
         }
     )
-    resp = api.post(EXTRACT, {"text": "anything"}, format="json")
+    text = "The Ledger writes every settled payment to Kafka."
+    resp = api.post(EXTRACT, {"text": text}, format="json")
     assert resp.json()["provider"] == "grok"
     assert resp.json()["staged"] == {"entities": 2, "edges": 1}
 

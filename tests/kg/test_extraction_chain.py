@@ -16,6 +16,9 @@ from legacymind.providers import chat
 from tests.kg.conftest import FAKE_CLI
 
 SECRET = "The zebra-ledger service depends on Cassandra."
+# A text that writes every name the stub models answer: their answers are checked against it
+# (KG_EXTRACT_GROUNDED), and a name a text never writes would be dropped.
+MODEL_TEXT = "The Billing API depends on Postgres, and the Ledger writes to Kafka."
 GROK_JSON = json.dumps(
     {
         "entities": [
@@ -36,7 +39,7 @@ def test_cli_success_parses_entities_and_edges_and_reads_prompt_on_stdin(
 ):
     record = tmp_path / "prompt.txt"
     monkeypatch.setenv("FAKE_CLI_RECORD", str(record))
-    result = extract(SECRET)
+    result = extract(MODEL_TEXT)
     assert result.provider == "cli"
     assert result.model == "gemini-2.5-pro"
     assert names(result) == {"Billing API", "Postgres"}
@@ -44,7 +47,7 @@ def test_cli_success_parses_entities_and_edges_and_reads_prompt_on_stdin(
     assert [(e.source, e.target, e.rel_type) for e in result.edges] == [
         ("Billing API", "Postgres", "depends_on")
     ]
-    assert SECRET in record.read_text()
+    assert MODEL_TEXT in record.read_text()
     assert len(result.prompt_hash) == 64
 
 
@@ -56,27 +59,27 @@ def test_cli_command_and_args_from_env_with_model_substituted(monkeypatch, tmp_p
     monkeypatch.setenv(f"{prefix}_CMD", f"{sys.executable} {FAKE_CLI}")
     monkeypatch.setenv(f"{prefix}_ARGS_JSON", '["-m", "{model}", "--json"]')
     monkeypatch.setenv("GEMINI_MODEL", "gemini-test-model")
-    result = extract(SECRET)
+    result = extract(MODEL_TEXT)
     assert (result.provider, result.model) == ("cli", "gemini-test-model")
     assert json.loads(argv.read_text()) == ["-m", "gemini-test-model", "--json"]
 
 
 def test_cli_model_comes_from_iv_models(fake_cli, monkeypatch):
     monkeypatch.setenv("IV_MODELS", "gemini-2.5-flash,gemini-2.5-pro")
-    assert extract(SECRET).model == "gemini-2.5-flash"
+    assert extract(MODEL_TEXT).model == "gemini-2.5-flash"
 
 
 @pytest.mark.parametrize("mode", ["fenced", "garbled"])
 def test_cli_fenced_or_unclosed_output_is_repaired(fake_cli, mode):
     fake_cli(mode)
-    result = extract(SECRET)
+    result = extract(MODEL_TEXT)
     assert result.provider == "cli"
     assert names(result) == {"Billing API", "Postgres"}
 
 
 def test_cli_edges_to_unknown_ids_are_dropped(fake_cli):
     fake_cli("unknown_edge")
-    result = extract(SECRET)
+    result = extract(MODEL_TEXT)
     assert result.provider == "cli"
     assert len(result.edges) == 1
 
@@ -103,7 +106,7 @@ def test_cli_empty_answer_lets_next_stage_run(fake_cli):
 
 def test_cli_failure_falls_back_to_grok(grok):
     grok.chat_fn = lambda messages: "```json\n" + GROK_JSON + "\n```"
-    result = extract(SECRET)
+    result = extract(MODEL_TEXT)
     assert result.provider == "grok"
     assert names(result) == {"Ledger", "Kafka"}
     assert grok.requests[0]["auth"] == "Bearer test-key"

@@ -11,7 +11,7 @@ import pytest
 from kg.extraction import extract
 from kg.models import EntityCandidate
 from tests.kg.grok_faults import answer_html, answer_raw
-from tests.kg.test_extraction_chain import GROK_JSON
+from tests.kg.test_extraction_chain import GROK_JSON, MODEL_TEXT
 
 pytestmark = pytest.mark.django_db
 EXTRACT = "/api/v1/kg/extract"
@@ -71,5 +71,5 @@ def test_a_quick_transient_grok_failure_is_retried_once_within_the_budget(grok, 
     monkeypatch.setenv("GROK_TIMEOUT", "5")
     grok.chat_fn = lambda messages: GROK_JSON
     grok.fail_next(500)
-    assert extract(TEXT).provider == "grok"
+    assert extract(MODEL_TEXT).provider == "grok"
     assert len(grok.requests) == 2
