@@ -10,6 +10,7 @@ from kg.extraction.entity_types import context_type as _context_type
 from kg.extraction.lexicon import (
     HEAD_TYPES,
 )
+from kg.extraction.entity_types import software_type
 from kg.extraction.names import KIND_NOUNS, clean, known_lower, known_type, name_like
 from kg.extraction.nouns import common_noun, english_word, plain_word
 from kg.extraction.phrases import (
@@ -111,7 +112,7 @@ def known_tech(words: list[str]) -> str | None:
     """A known language or framework before the kind noun, with the version written after it:
     "a Fortran 2008 module" gives "Fortran 2008"."""
     for n, word in enumerate(words[:-1]):
-        if known_type(word) in ("library", "technology"):
+        if software_type(word, initial=n == 0) in ("library", "technology"):
             end = n + 1
             while end < len(words) - 1 and VERSION_TOKEN.fullmatch(words[end]):
                 end += 1

@@ -129,6 +129,8 @@ def refused(name: str) -> bool:
         return True
     if re.search(r"#\d|\b[A-Z]{2,}-\d+\b", name) or words[0] in ("pr", "issue", "ticket"):
         return True  # "PR #412", "OPS-2291"
+    if _COMPOUND_ADJECTIVE.search(words[-1]):
+        return True  # "eBPF-based", "30M-row": an adjective made of a name, not the name
     if any(_MEASURE.fullmatch(w) for w in words):
         return True  # "took 4h", "10k rows", "3x faster"
     if any(w in EVENT_WORDS for w in words) or words[-1] in ("release", "releases"):
@@ -142,6 +144,10 @@ def refused(name: str) -> bool:
     return len(name) > 60
 
 
+_COMPOUND_ADJECTIVE = re.compile(
+    r".-(?:based|row|rows|style|like|driven|powered|backed|aware|friendly|only|wide|free|"
+    r"compatible|specific|native|ready|heavy|bound|first)$"
+)
 _UNITS = {"kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib"}
 
 

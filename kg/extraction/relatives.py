@@ -226,7 +226,7 @@ class PlacedRules(ExtractorBase):
             if found is None:
                 continue
             tech = found.group("tech")
-            if known_type(tech.rsplit(" ", 1)[0]) not in ("technology", "library"):
+            if software_type(tech.rsplit(" ", 1)[0]) not in ("technology", "library"):
                 continue
             named = sent.phrase_before(j + 1)
             said = clean(sent.span(*named)) if named is not None else None

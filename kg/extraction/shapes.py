@@ -311,7 +311,9 @@ class ShapeRules(ExtractorBase):
         before = sent.phrase_before(i)
         if before is not None:
             words = sent.span(*before).split()
-            tech = next((w for w in words[:-1] if known_type(w) in ("library", "technology")), None)
+            tech = next(
+                (w for w in words[:-1] if software_type(w) in ("library", "technology")), None
+            )
             if tech is not None and words[-1].lower() in KIND_NOUNS | set(HEAD_TYPES):
                 key = tech.lower()
                 names.setdefault(key, tech)
