@@ -7,10 +7,10 @@ import re
 
 from kg.extraction.around import between
 from kg.extraction.entity_types import context_type as _context_type
+from kg.extraction.entity_types import software_type
 from kg.extraction.lexicon import (
     HEAD_TYPES,
 )
-from kg.extraction.entity_types import software_type
 from kg.extraction.names import KIND_NOUNS, clean, known_lower, known_type, name_like
 from kg.extraction.nouns import common_noun, english_word, plain_word
 from kg.extraction.phrases import (
