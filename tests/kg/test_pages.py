@@ -216,3 +216,14 @@ def test_a_search_hit_on_an_observation_without_a_description_has_no_dangling_co
     page = render_to_string("kg/explore.html", {"q": "light", "hits": hits})
     assert 'golden hour <span class="muted">observation</span>' in page
     assert 'dawn <span class="muted">observation: at 6:10</span>' in page
+
+
+def test_a_long_relation_is_cut_to_fit_its_edge_and_said_whole_in_the_list(user: Any) -> None:
+    focus: Any = EntityFactory(name="deploy config")
+    near: Any = EntityFactory(name="ops")
+    EdgeFactory(source=focus, target=near, rel_type="is_configured_by_the_operations_team")
+    page = signed_in(user).get(f"/kg/entities/{focus.pk}/").content.decode()
+    label = page.split('class="edge-label"', 1)[1].split("</text>", 1)[0]
+    assert label.endswith(">is configured by …")  # Django cuts to 17 characters and "…"
+    assert "<title>is configured by the operations team</title>" in label
+    assert '<em class="relation">is configured by the operations team</em>' in page
