@@ -477,9 +477,26 @@ def _piece_scores(entry: str, archetype: str, pool: tuple[str, ...]) -> np.ndarr
     own = BY_KEY[archetype].crux
     others = [a.crux for a in ARCHETYPES if a.key != archetype]
     statements = embed([own, *others])
-    vectors = _embed_spans(pool)
+    every = _entry_pieces(entry)
+    index = {p: i for i, p in enumerate(every)}
+    if all(p in index for p in pool):
+        vectors = _embed_spans(every)[[index[p] for p in pool]]
+    else:  # a span from outside the entry's sentences (not composed by this module)
+        vectors = _embed_spans(pool)
     score = vectors @ statements[0] - CONTRAST * (vectors @ statements[1:].T).mean(axis=1)
     return score + CUE_BONUS * _cue_count_array(archetype, pool)
+
+
+@lru_cache(maxsize=256)
+def _entry_pieces(entry: str) -> tuple[str, ...]:
+    """Every span of the entry and every clause of them: embedded in one batch, they serve
+    every crux the entry's turns compose."""
+    out: dict[str, None] = {}
+    for span in candidate_spans(entry):
+        out[span] = None
+        for piece in pieces(span):
+            out[piece] = None
+    return tuple(out)
 
 
 def _quotes_first_person(text: str) -> bool:
