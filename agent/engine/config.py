@@ -22,7 +22,7 @@ class EngineConfig:
     merge_radius: float  # cosine at which two statements are near-duplicates
     cluster_spectral: bool
     policy: str  # "eig", or "random" (a random AskUser: the evaluation baseline)
-    evidence_requests: str = "always"  # "always", "after_answer" or "off"
+    evidence_requests: str = "after_answer"  # "always", "after_answer" or "off"
 
     @classmethod
     def from_settings(cls) -> EngineConfig:

@@ -42,8 +42,8 @@ AGENT_PERSONA_BETA = env_float("AGENT_PERSONA_BETA", 12.0, low=0.0, high=100.0)
 # Reported confidence (agent/engine/confidence.py): how often the confirmed crux is right when
 # its archetype is the writer's, and when it is not. Fitted by maximum likelihood on the train
 # writers' plays only (tests/agent/fixtures/crux/writer_01..04; bench/crux.py --fit-confidence).
-AGENT_FIT_SAME = env_float("AGENT_FIT_SAME", 0.97, low=0.0, high=1.0)
-AGENT_FIT_OTHER = env_float("AGENT_FIT_OTHER", 0.56, low=0.0, high=1.0)
+AGENT_FIT_SAME = env_float("AGENT_FIT_SAME", 0.915, low=0.0, high=1.0)
+AGENT_FIT_OTHER = env_float("AGENT_FIT_OTHER", 0.635, low=0.0, high=1.0)
 # Turns per minute per client (user id or address) before 429; 0 turns the guard off.
 AGENT_RATE_PER_MINUTE = env_int("AGENT_RATE_PER_MINUTE", 120, low=0, high=1_000_000)
 AGENT_IDEMPOTENCY_TTL = env_int("AGENT_IDEMPOTENCY_TTL", 120, low=1, high=86400)
@@ -51,9 +51,11 @@ AGENT_IDEMPOTENCY_TTL = env_int("AGENT_IDEMPOTENCY_TTL", 120, low=1, high=86400)
 AGENT_POLICY = env_choice("AGENT_POLICY", "eig", ("eig", "random"))
 AGENT_ENABLE_CLUSTER_SPECTRAL = env_bool("AGENT_ENABLE_CLUSTER_SPECTRAL", False)
 # EvidenceRequest (spec 004): "always", "after_answer" (not before the writer's first answer)
-# or "off". Measured on the train writers (docs/benchmarks.md).
+# or "off". Before the first answer its hand-set tables moved belief away from the seeds that
+# were right (train writers: the top seed on medium+high 0.732 -> 0.670) for no gain after the
+# questions, so it waits for an answer (docs/benchmarks.md, crux section).
 AGENT_EVIDENCE_REQUESTS = env_choice(
-    "AGENT_EVIDENCE_REQUESTS", "always", ("always", "after_answer", "off")
+    "AGENT_EVIDENCE_REQUESTS", "after_answer", ("always", "after_answer", "off")
 )
 
 # Distress detector (agent.safety): the chat model as a third layer. auto: when the environment

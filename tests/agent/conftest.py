@@ -23,8 +23,8 @@ BOUNDARIES_ENTRY = (
     "work. I said yes, like I always say yes. I can't say no to her. Every time she asks I drop "
     "everything and help, and then I'm annoyed that I never hold the line."
 )
-# Boundaries again, with a timeline and constraints the entry spells out: the agent reads those
-# (EvidenceRequest) before it asks.
+# Boundaries again, with a timeline and constraints the entry spells out: the agent may read
+# those (EvidenceRequest) once the writer has answered.
 GOLDEN_ENTRY = (
     "My sister texted at 11pm again asking me to cover her shifts this week. I said yes, like "
     "always. I can't say no to her, even with my own deadline on Friday. Every time she asks I "

@@ -87,6 +87,8 @@ def test_golden_path_reaches_threshold_with_entropy_drop(client, settings):
     # The answer model reads how close each option is to each crux, so this runs on the real
     # sentence model the product uses (hash vectors only see shared words).
     settings.EMBEDDING_PROVIDER = "local"
+    # The internal steps as spec 004 runs them (the shipped default waits for an answer).
+    settings.AGENT_EVIDENCE_REQUESTS = "always"
     embeddings._cached.cache_clear()
     data = init(client, GOLDEN_ENTRY)
     turns = play_choosing(client, data, BOUNDARIES)
@@ -218,6 +220,7 @@ def test_dominated_nodes_are_retired(client, settings):
     """A writer who picks the same reading twice leaves the readings passed over in the first
     question dominated; the loop, kept going past its usual stop, retires them."""
     settings.TAU_HIGH = 0.99
+    settings.AGENT_EVIDENCE_REQUESTS = "always"  # the internal steps as spec 004 runs them
     data = init(client, LONG_MIXED_ENTRY)
     turns = [data]
     chosen = None
