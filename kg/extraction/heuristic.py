@@ -270,8 +270,7 @@ class HeuristicExtractor(
             person, thing = (self._name(sent, span, names) for span in pair)
             if _looks_like_person(names[person]):
                 types[person] = "person"  # "paired with Teodora on the export job"
-                self._edge(edges, person, thing, "works_on")
-                state.evidence.setdefault((person, thing), state.sentence)
+                self._connect(edges, state, person, thing, "works_on")
         scan = Scan(last_object=state.last_object)
         i = 0
         while i < len(sent.toks):
@@ -319,10 +318,8 @@ class HeuristicExtractor(
         if not pattern.reverse and (agent := passive_agent(sent, k, i)) is not None:
             scan.subjects = [self._name(sent, agent, names)]  # "shipped to Loki by Vector"
             if (origin := passive_source(sent, k)) is not None:
-                self._edge(edges, scan.subjects[0], self._name(sent, origin, names), "reads_from")
-                state.evidence.setdefault(
-                    (scan.subjects[0], sent.span(*origin).lower()), state.sentence
-                )
+                source = self._name(sent, origin, names)
+                self._connect(edges, state, scan.subjects[0], source, "reads_from")
         scan.subjects = self._implied(scan.subjects, names, state, pattern)
         if pattern.reverse and k == 0 and toks[0].text[:1].isupper() and not scan.subjects:
             # "Maintained by the SRE Guild.": of the project (not "(needed by psycopg)")

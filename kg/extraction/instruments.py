@@ -98,12 +98,10 @@ class InstrumentRules(ExtractorBase):
                 continue
             key = self._name(sent, span, names)
             if toks[verb].low in _DEPLOYED:
-                self._edge(edges, key, subject, "deploys")
-                state.evidence.setdefault((key, subject), state.sentence)
+                self._connect(edges, state, key, subject, "deploys")
                 continue
             rel = "built_with" if toks[verb].low in _BUILT else "uses"
-            self._edge(edges, subject, key, rel)
-            state.evidence.setdefault((subject, key), state.sentence)
+            self._connect(edges, state, subject, key, rel)
 
     @staticmethod
     def _instrument_verb(sent: Sentence, i: int) -> int | None:

@@ -117,8 +117,7 @@ class MentionRules(ExtractorBase):
             if rel == "uses":
                 rel = _verb_relation(toks, first) or rel
             names.setdefault(key, sent.span(*span))
-            self._edge(edges, topic, key, rel)
-            state.evidence.setdefault((topic, key), state.sentence)
+            self._connect(edges, state, topic, key, rel)
 
     @staticmethod
     def _skipped(sent: Sentence, i: int) -> int:

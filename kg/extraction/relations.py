@@ -59,8 +59,7 @@ class RelationRules(ExtractorBase):
                     replaceable(names[first]) and replaceable(names[second])
                 ):
                     return  # "replaced the hand-rolled http code with Retrofit": no named old end
-                self._edge(edges, first, second, pattern.relation)
-                state.evidence.setdefault((first, second), state.sentence)
+                self._connect(edges, state, first, second, pattern.relation)
             return
         # A relation the writer spelled in snake_case is kept as written; a verb's is mapped
         # to the moderators' vocabulary, some with their ends swapped ("X contains Y").
@@ -71,8 +70,7 @@ class RelationRules(ExtractorBase):
                 src, dst = (obj, subject) if pattern.reverse else (subject, obj)
                 self._types(src, dst, pattern.relation, names, types)
                 src, dst = (dst, src) if flip else (src, dst)
-                self._edge(edges, src, dst, rel)
-                state.evidence.setdefault((src, dst), state.sentence)
+                self._connect(edges, state, src, dst, rel)
         scan.last_object = state.last_object = objects[-1]
 
     @staticmethod

@@ -103,8 +103,7 @@ class RelativeRules(ExtractorBase):
             return  # "which we download": no name for the doer
         src = self._name(sent, subject, names)
         dst = self._name(sent, target, names)
-        self._edge(edges, src, dst, rel)
-        state.evidence.setdefault((src, dst), state.sentence)
+        self._connect(edges, state, src, dst, rel)
 
 
 _VERSIONED_GLOSS = re.compile(
@@ -159,8 +158,7 @@ class PlacedRules(ExtractorBase):
             ):
                 continue  # "Kotlin on Ktor", "on the frontend": no machine or platform
             src, dst = self._name(sent, left, names), self._name(sent, right, names)
-            self._edge(edges, src, dst, "runs_on")
-            state.evidence.setdefault((src, dst), state.sentence)
+            self._connect(edges, state, src, dst, "runs_on")
 
     def _part_in(
         self,
@@ -185,8 +183,7 @@ class PlacedRules(ExtractorBase):
         if part is None or whole is None or known_type(whole) is None:
             return
         src, dst = self._name(sent, left, names), self._name(sent, right, names)
-        self._edge(edges, src, dst, "part_of")
-        state.evidence.setdefault((src, dst), state.sentence)
+        self._connect(edges, state, src, dst, "part_of")
 
     def _behind(
         self,
@@ -208,8 +205,7 @@ class PlacedRules(ExtractorBase):
         if software_type(proxy) not in ("technology", "tool", "service"):
             return
         src, dst = self._name(sent, left, names), self._name(sent, right, names)
-        self._edge(edges, src, dst, "depends_on")
-        state.evidence.setdefault((src, dst), state.sentence)
+        self._connect(edges, state, src, dst, "depends_on")
 
     def _glossed_runtime(
         self,
@@ -234,5 +230,4 @@ class PlacedRules(ExtractorBase):
                 continue
             key = self._name(sent, named, names)
             names.setdefault(tech.lower(), tech)
-            self._edge(edges, key, tech.lower(), "built_with")
-            state.evidence.setdefault((key, tech.lower()), state.sentence)
+            self._connect(edges, state, key, tech.lower(), "built_with")

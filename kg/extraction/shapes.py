@@ -92,8 +92,7 @@ class ShapeRules(ExtractorBase):
         key = self._name(sent, span, names)
         for subject in scan.subjects:
             if subject:
-                self._edge(edges, subject, key, "uses")
-                state.evidence.setdefault((subject, key), state.sentence)
+                self._connect(edges, state, subject, key, "uses")
 
     def _copula(
         self,
@@ -146,8 +145,7 @@ class ShapeRules(ExtractorBase):
             if head_kind and tech is not None:
                 key = tech.lower()
                 names.setdefault(key, tech)
-                self._edge(edges, subject, key, "built_with")
-                state.evidence.setdefault((subject, key), state.sentence)
+                self._connect(edges, state, subject, key, "built_with")
             return
 
     def _apposed(
@@ -179,8 +177,7 @@ class ShapeRules(ExtractorBase):
                 continue
             key = self._name(sent, named, names)
             names.setdefault(tech.lower(), tech)
-            self._edge(edges, key, tech.lower(), "built_with")
-            state.evidence.setdefault((key, tech.lower()), state.sentence)
+            self._connect(edges, state, key, tech.lower(), "built_with")
 
     def _apposed_after(
         self,
@@ -212,8 +209,7 @@ class ShapeRules(ExtractorBase):
                 continue
             key = self._name(sent, named, names)
             names.setdefault(tech.lower(), tech)
-            self._edge(edges, key, tech.lower(), "built_with")
-            state.evidence.setdefault((key, tech.lower()), state.sentence)
+            self._connect(edges, state, key, tech.lower(), "built_with")
 
     def _used_for(
         self,
@@ -240,8 +236,7 @@ class ShapeRules(ExtractorBase):
                 key = self._name(sent, before, names)
                 said = clean(names[key])
                 if said is not None and strong(said) and key != state.topic:
-                    self._edge(edges, state.topic, key, "uses")
-                    state.evidence.setdefault((state.topic, key), state.sentence)
+                    self._connect(edges, state, state.topic, key, "uses")
                 end = before[0]  # "Prometheus, Loki and Grafana": each joined subject
                 while end > 0 and toks[end - 1].low in (",", "and"):
                     end -= 1
@@ -286,8 +281,7 @@ class ShapeRules(ExtractorBase):
                 continue
             break
         for key in found:
-            self._edge(edges, state.topic, key, "built_with")
-            state.evidence.setdefault((state.topic, key), state.sentence)
+            self._connect(edges, state, state.topic, key, "built_with")
 
     def _naming(
         self,
@@ -317,8 +311,7 @@ class ShapeRules(ExtractorBase):
             if tech is not None and words[-1].lower() in KIND_NOUNS | set(HEAD_TYPES):
                 key = tech.lower()
                 names.setdefault(key, tech)
-                self._edge(edges, named, key, "built_with")
-                state.evidence.setdefault((named, key), state.sentence)
+                self._connect(edges, state, named, key, "built_with")
         return max(span[1], i + 1)
 
     def _from_to(
@@ -347,8 +340,7 @@ class ShapeRules(ExtractorBase):
             if not (migratable(names[old]) and migratable(names[new])):
                 return
             if k > verb + 1:  # "moved from X to Y" is the verb scan's
-                self._edge(edges, old, new, "replaced_by")
-                state.evidence.setdefault((old, new), state.sentence)
+                self._connect(edges, state, old, new, "replaced_by")
             self._migrated(sent, verb, k, (first, second), names, edges, state)
             return
 
@@ -395,8 +387,7 @@ class ShapeRules(ExtractorBase):
         new = self._name(sent, ends[1], names)
         host = {sent.toks[ends[0][1] - 1].low, toks[ends[1][1] - 1].low} & _HOST_NOUNS
         rel = "built_with" if toks[verb].low.startswith("port") else "runs_on" if host else "uses"
-        self._edge(edges, holder, new, rel)
-        state.evidence.setdefault((holder, new), state.sentence)
+        self._connect(edges, state, holder, new, rel)
 
     def _required(
         self,
@@ -425,8 +416,7 @@ class ShapeRules(ExtractorBase):
             # Under that heading a bare lower-case word is a package ("libvips"), if no generic
             # noun.
             if clean(names[key]) is not None:
-                self._edge(edges, state.topic, key, rel)
-                state.evidence.setdefault((state.topic, key), state.sentence)
+                self._connect(edges, state, state.topic, key, rel)
             # "- PostgreSQL 15 with PostGIS 3.4", "- libpq and libxml2": each is required.
             nxt = span[1]
             if nxt >= len(toks) or toks[nxt].low not in ("with", "and", "+", ","):
@@ -447,8 +437,7 @@ class ShapeRules(ExtractorBase):
             return
         key = found.lower()
         names.setdefault(key, found)
-        self._edge(edges, state.topic, key, "depends_on")
-        state.evidence.setdefault((state.topic, key), state.sentence)
+        self._connect(edges, state, state.topic, key, "depends_on")
 
     def _instead(
         self,
@@ -483,8 +472,7 @@ class ShapeRules(ExtractorBase):
             return
         old = self._name(sent, span, names)
         if replaceable(names[old]) and replaceable(names[new]):
-            self._edge(edges, old, new, "replaced_by")
-            state.evidence.setdefault((old, new), state.sentence)
+            self._connect(edges, state, old, new, "replaced_by")
 
     def _passive_tool(
         self,
@@ -527,8 +515,7 @@ class ShapeRules(ExtractorBase):
                 if found.split()[-1].lower() in HEAD_TYPES:
                     break  # "driven by the catalog-sync job": a part with relations of its own
                 key = self._name(sent, span, names)
-                self._edge(edges, state.topic, key, "uses")
-                state.evidence.setdefault((state.topic, key), state.sentence)
+                self._connect(edges, state, state.topic, key, "uses")
                 # "handled by Meilisearch and Typesense": each named tool does that work.
                 nxt = span[1]
                 if nxt >= len(toks) or toks[nxt].low not in ("and", "or"):

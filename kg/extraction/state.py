@@ -72,3 +72,10 @@ class ExtractorBase:
     def _edge(edges: dict[tuple[str, str], str], src: str, dst: str, rel: str) -> None:
         if src != dst:
             edges.setdefault((src, dst), rel)
+
+    def _connect(
+        self, edges: dict[tuple[str, str], str], state: State, src: str, dst: str, rel: str
+    ) -> None:
+        """An edge and, unless it already has one, the sentence it came from as evidence."""
+        self._edge(edges, src, dst, rel)
+        state.evidence.setdefault((src, dst), state.sentence)
