@@ -45,6 +45,7 @@ from kg.extraction.lexicon import (
     PRONOUNS,
 )
 from kg.extraction.mentions import MentionRules
+from kg.extraction.migrations import MigrationRules
 from kg.extraction.names import clean, known_lower
 from kg.extraction.phrases import (
     RELATIVE,
@@ -102,7 +103,13 @@ def _hypothetical(toks: list[Tok], sentence: str) -> bool:
 
 
 class HeuristicExtractor(
-    RelationRules, ShapeRules, InstrumentRules, MentionRules, RelativeRules, PlacedRules
+    RelationRules,
+    ShapeRules,
+    MigrationRules,
+    InstrumentRules,
+    MentionRules,
+    RelativeRules,
+    PlacedRules,
 ):
     def __init__(
         self, *, max_entities: int = 20, max_edges: int = 30, entity_conf: float = 0.7,
