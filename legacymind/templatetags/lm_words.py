@@ -16,3 +16,18 @@ def words(identifier: object) -> str:
     for mark in "_-.":
         text = text.replace(mark, " ")
     return " ".join(text.split())
+
+
+# The providers' ids (``offline-composer``, ``cli``, ``grok``) as a reader would name them.
+PROVIDERS = {
+    "offline-composer": "the offline composer (no chat model)",
+    "cli": "a chat model, through its command line",
+    "grok": "Grok",
+}
+
+
+@register.filter
+def provider(identifier: object) -> str:
+    """Who wrote a text, for a page's muted meta line: never the bare provider id."""
+    key = str(identifier or "")
+    return PROVIDERS.get(key, words(key))
