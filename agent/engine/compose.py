@@ -64,6 +64,31 @@ _LEADING = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll)\b", re.I)
+# A clause cut out of a sentence that opens with one of these is a fragment ("of the maths
+# test", "to her sister"): it is shown only as part of its sentence.
+_FRAGMENT_OPENERS = frozenset(
+    [
+        "of",
+        "to",
+        "for",
+        "with",
+        "at",
+        "in",
+        "on",
+        "by",
+        "from",
+        "about",
+        "than",
+        "as",
+        "like",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "through",
+        "without",
+    ]
+)
 # How a diary sentence without a subject starts: the writer did or felt it ("Said yes…",
 # "Can't sleep…"); "-ed" words count too, but not these moods, which take "you're".
 _DIARY_VERBS = frozenset(
@@ -252,6 +277,16 @@ _FUNCTION_WORDS = frozenset(
         "after",
         "before",
         "while",
+        "later",
+        "now",
+        "today",
+        "tonight",
+        "yesterday",
+        "still",
+        "even",
+        "only",
+        "maybe",
+        "sometimes",
         "first",
         "second",
         "third",
@@ -425,7 +460,10 @@ def pieces(span: str) -> list[str]:
             parts += split(clause, start, _JOINER)
         for _, part in parts:
             text = _LEADING.sub("", part.strip()).strip(" \t-–—")
-            if len(text.split()) >= 3 and _balanced(text) and text not in found:
+            whole = start == 0 and part.strip() == span.strip()
+            if len(text.split()) < 3 or not _balanced(text) or text in found:
+                continue
+            if whole or _first_word(text) not in _FRAGMENT_OPENERS:
                 found.append(text)
     return found
 

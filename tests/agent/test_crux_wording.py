@@ -145,6 +145,16 @@ def test_clauses_never_start_with_a_conjunction_nor_break_a_quotation():
     assert not any(p.startswith("Priya") for p in found), found
 
 
+def test_a_clause_cut_from_a_sentence_is_never_a_fragment():
+    span = (
+        "I failed the end of year exam again last Tuesday morning because of the maths test, "
+        "and then I hid it from Dad for a week."
+    )
+    found = pieces(span)
+    assert "of the maths test" not in found, found
+    assert not any(p.split()[0].lower() in ("of", "for", "from", "to") for p in found), found
+
+
 def test_tidy_leaves_no_doubled_or_dangling_punctuation():
     assert tidy("you told him 'I'm fine.'") == "you told him 'I'm fine'"
     assert tidy("you said no!!") == "you said no"
