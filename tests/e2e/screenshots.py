@@ -212,6 +212,8 @@ def test_screenshots(page: Any, live_server: Any, demo: dict[str, str]) -> None:
         ("inner-voice", "/inner-voice/", None),
         ("inner-voice-thread", thread, None),
         ("review-queue", "/kg/review/", None),
+        # The site's own error page: a thought that is not there (or not yours).
+        ("not-found", "/thoughts/00000000-0000-0000-0000-000000000000/", None),
     ]
     written = []
     for scheme in ("light", "dark"):

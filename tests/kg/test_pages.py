@@ -227,3 +227,14 @@ def test_a_long_relation_is_cut_to_fit_its_edge_and_said_whole_in_the_list(user:
     assert label.endswith(">is configured by …")  # Django cuts to 17 characters and "…"
     assert "<title>is configured by the operations team</title>" in label
     assert '<em class="relation">is configured by the operations team</em>' in page
+
+
+def test_an_alias_suggestion_says_why_in_words(moderator: Any) -> None:
+    from tests.kg.factories import EntityCandidateFactory
+
+    billing: Any = EntityFactory(name="Billing API", entity_type="service")
+    EntityCandidateFactory(name="billing-api", entity_type="service")
+    page = signed_in(moderator).get("/kg/review/").content.decode()
+    option = page.split(f'<option value="{billing.pk}">', 1)[1].split("</option>", 1)[0]
+    assert option.startswith("Billing API (service) · similar name ")
+    assert " by name" not in option
