@@ -1,0 +1,19 @@
+"""The journal's question as a reader sees it: the way out ("Not sure / something else") is
+there but quieter than the cruxes it stands beside."""
+
+from __future__ import annotations
+
+import re
+
+from tests.agent.conftest import BOUNDARIES_ENTRY
+
+
+def test_not_sure_is_a_quieter_option_than_the_cruxes(client):
+    page = client.post("/journal/act", {"entry": BOUNDARIES_ENTRY}).content.decode()
+    found = re.findall(r'<button type="submit" name="value" value="([^"]*)" class="([^"]*)"', page)
+    buttons = [(value, classes) for value, classes in found if classes.startswith("option")]
+    assert len(buttons) >= 2
+    quiet = [value for value, classes in buttons if "secondary outline" in classes]
+    assert [v.lower()[:8] for v in quiet] == ["not sure"]
+    others = [classes for value, classes in buttons if value not in quiet]
+    assert all(classes == "option" for classes in others), buttons
