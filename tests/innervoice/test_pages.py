@@ -279,3 +279,11 @@ def test_an_answers_lines_show_as_a_list_only_where_they_are_one():
     assert by == ""  # a model's answer does not say which model wrote it
     prose, _ = answer_display("A line - with a dash inside.\nAnd a second line.")
     assert prose == [("text", "A line - with a dash inside.\nAnd a second line.")]
+
+
+def test_a_threads_page_leads_back_and_names_its_form_plainly(browser, voice):
+    ask(browser)
+    thread = DialogueThread.objects.get()
+    page = browser.get(f"/inner-voice/threads/{thread.id}/").content.decode()
+    assert 'id="all-threads">← All threads</a>' in page  # as "← All thoughts" elsewhere
+    assert '<label for="query">Ask a follow-up in this thread</label>' in page
