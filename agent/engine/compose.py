@@ -89,6 +89,26 @@ _FRAGMENT_OPENERS = frozenset(
         "without",
     ]
 )
+_WRITER = frozenset(["i", "i'm", "i've", "i'd", "i'll", "im", "ive"])
+# A clause cut from a sentence that opens with one of these (or an "-ly" adverb: "mostly at
+# myself") has no subject of its own.
+_NO_SUBJECT = frozenset(
+    [
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "what",
+        "how",
+        "whether",
+        "than",
+        "not",
+        "no",
+        "even",
+        "only",
+    ]
+)
 # How a diary sentence without a subject starts: the writer did or felt it ("Said yes…",
 # "Can't sleep…"); "-ed" words count too, but not these moods, which take "you're".
 _DIARY_VERBS = frozenset(
@@ -551,12 +571,17 @@ def _verb_first(word: str) -> bool:
 
 
 def _has_subject(piece: str, span: str) -> bool:
-    """A clause that starts with a verb takes its subject from the sentence: it can be shown
-    only when that subject is the writer (an "I" sentence, or a diary sentence with none)."""
-    if not _verb_first(_first_word(piece)) or span.startswith(piece):
+    """Whether a clause can stand as said by the writer: the sentence's opening, a clause that
+    starts with a verb or a mood when the sentence's subject is the writer (an "I" sentence, or
+    a diary sentence with none), or any other clause not opening as a fragment does ("mostly at
+    myself", "which is a lie")."""
+    if span.startswith(piece):
         return True
-    head = _first_word(span)
-    return head in ("i", "i'm", "i've", "i'd", "im", "ive") or _verb_first(head) or head in _MOODS
+    word = _first_word(piece)
+    if _verb_first(word) or word in _MOODS:
+        head = _first_word(span)
+        return head in _WRITER or _verb_first(head) or head in _MOODS
+    return word not in _NO_SUBJECT and not (word.endswith("ly") and len(word) > 3)
 
 
 def with_subject(text: str, piece: str, span: str) -> str:

@@ -155,6 +155,17 @@ def test_a_clause_cut_from_a_sentence_is_never_a_fragment():
     assert not any(p.split()[0].lower() in ("of", "for", "from", "to") for p in found), found
 
 
+def test_a_clause_without_a_subject_of_its_own_is_not_shown_alone():
+    entry = (
+        "I spent the whole evening after work furious, mostly at myself, because I never say "
+        "no to anyone. Told Priya it was fine, which is a lie."
+    )
+    for archetype in FRAMES:
+        text = compose(entry, archetype).text
+        for clause in _body(text, archetype).rstrip(".").split("; "):
+            assert not clause.startswith(("mostly", "which")), text
+
+
 def test_tidy_leaves_no_doubled_or_dangling_punctuation():
     assert tidy("you told him 'I'm fine.'") == "you told him 'I'm fine'"
     assert tidy("you said no!!") == "you said no"
