@@ -91,7 +91,8 @@ def test_answer_to_not_matching_last_askuser_is_410(client):
     assert advance(client, data).status_code == 200
 
 
-def test_answer_when_no_question_is_open_is_410(client):
+def test_answer_when_no_question_is_open_is_410(client, settings):
+    settings.AGENT_EVIDENCE_REQUESTS = "always"  # so an internal step comes first
     data = init(client, MIXED_ENTRY)  # its first action is an internal step
     assert data["action"]["type"] != "AskUser"
     event = {"answer_to": str(uuid.uuid4()), "value": "x"}
@@ -227,11 +228,12 @@ def test_idempotent_replay_expires(client, settings):
     assert 100 <= ttl.total_seconds() <= 121
 
 
-def test_continue_is_deterministic_for_the_same_state(client):
+def test_continue_is_deterministic_for_the_same_state(client, settings):
     """Same state, same turn seed: two servers would pick the same action."""
     from agent.engine.loop import step
     from agent.schemas import AgentState
 
+    settings.AGENT_EVIDENCE_REQUESTS = "always"  # so an internal step comes first
     data = init(client, MIXED_ENTRY)  # its first action is an internal step
     a = step(AgentState.model_validate(data["state"]), None)
     b = step(AgentState.model_validate(data["state"]), None)
@@ -240,9 +242,10 @@ def test_continue_is_deterministic_for_the_same_state(client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_parallel_continues_from_two_processes_one_wins(live_server, client, user):
+def test_parallel_continues_from_two_processes_one_wins(live_server, client, user, settings):
     from rest_framework.authtoken.models import Token
 
+    settings.AGENT_EVIDENCE_REQUESTS = "always"  # so an internal step comes first
     data = init(client, MIXED_ENTRY)  # its first action is an internal step
     body = json.dumps({"mode": "continue", "state": data["state"], "user_event": None})
     token = Token.objects.create(user=user).key

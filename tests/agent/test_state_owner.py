@@ -52,7 +52,8 @@ def test_another_user_cannot_replay_the_owners_idempotent_answer(client, intrude
     assert first.content not in theirs.content
 
 
-def test_the_owner_may_switch_between_session_and_token(client, api):
+def test_the_owner_may_switch_between_session_and_token(client, api, settings):
+    settings.AGENT_EVIDENCE_REQUESTS = "always"  # an internal step first, then a question
     data = init(client, MIXED_ENTRY)
     response = advance(api, data)
     assert response.status_code == 200, response.content
