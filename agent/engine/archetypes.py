@@ -353,6 +353,21 @@ ARCHETYPES: tuple[Archetype, ...] = (
 )
 
 BY_KEY = {a.key: a for a in ARCHETYPES}
+# What a writer reads when a question says which themes it tells apart (the keys are ids).
+THEMES = {
+    "fear_of_failure": "fear of failing",
+    "need_for_approval": "needing approval",
+    "boundaries": "saying no",
+    "grief_loss": "loss",
+    "burnout": "running on empty",
+    "career_identity": "who you are at work",
+    "relationship_conflict": "conflict with someone close",
+    "low_self_worth": "self-worth",
+    "control_uncertainty": "not being in control",
+    "loneliness": "loneliness",
+    "perfectionism": "perfectionism",
+    "resentment_fairness": "unfairness",
+}
 _COMPILED = {
     a.key: [re.compile(rf"\b(?:{cue})\b", re.IGNORECASE) for cue in a.cues] for a in ARCHETYPES
 }

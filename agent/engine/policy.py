@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.engine import observations as obs
 from agent.engine.answers import answer_table, latent_statements, pick_table, statement
-from agent.engine.archetypes import BY_KEY
+from agent.engine.archetypes import THEMES
 from agent.engine.beliefs import OTHER, Beliefs, active_nodes, near_duplicates
 from agent.engine.compose import options as compose_options
 from agent.engine.config import EngineConfig
@@ -260,7 +260,7 @@ def shown_options(entry: str, nodes: Sequence[CruxNode], stem: str) -> list[str]
 
 
 def _theme_name(archetype: str) -> str:
-    return BY_KEY[archetype].key.replace("_", " ") if archetype in BY_KEY else "your own words"
+    return THEMES.get(archetype, "your own words")
 
 
 def _counterfactual_test(turn: _Turn) -> list[Candidate]:

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 
+from agent.engine.archetypes import BY_KEY, THEMES
 from tests.agent.conftest import (
     BOUNDARIES_ENTRY,
     MIXED_ENTRY,
@@ -418,3 +419,11 @@ def test_a_question_says_in_plain_words_what_it_tells_apart(client):
     rationale = action["rationale"]
     assert rationale.startswith("This question tells apart ") and rationale.endswith(".")
     assert " and " in rationale and " vs " not in rationale and "_" not in rationale
+    listed = rationale.removeprefix("This question tells apart ").removesuffix(".")
+    named = [n for part in listed.split(" and ") for n in part.split(", ")]
+    assert named and all(n in THEMES.values() or n == "your own words" for n in named)
+
+
+def test_every_theme_has_words_a_writer_reads():
+    assert set(THEMES) == set(BY_KEY)
+    assert all(words and "_" not in words for words in THEMES.values())
