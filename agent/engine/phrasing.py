@@ -38,7 +38,7 @@ from legacymind.providers import chat
 
 logger = logging.getLogger("agent.crux")
 CONFIGURING = ("IV_CLI_CMD", "IV_SYNTH_CLI_CMD", "GROK_API_KEY")
-MAX_WORDS = 32  # a crux is short: the offline composer's stay within 30 words (compose.MAX_WORDS)
+MAX_WORDS = 32  # a model's crux is short; the offline composer's may quote more (compose.MAX_WORDS)
 MAX_SPANS = 3
 MAX_SPAN_WORDS = 40
 MIN_SPAN_WORDS = 3

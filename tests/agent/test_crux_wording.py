@@ -11,7 +11,9 @@ import re
 import pytest
 
 from agent.engine.compose import (
+    CLAUSE_WORDS,
     FRAMES,
+    MAX_WORDS,
     compose,
     invented_names,
     pieces,
@@ -82,7 +84,7 @@ def test_a_crux_is_short_clean_second_person_and_grounded(shape, archetype):
     entry = ENTRIES[shape]
     crux = compose(entry, archetype)
     text = crux.text
-    assert len(text.split()) <= 30, text
+    assert len(text.split()) <= MAX_WORDS, text
     assert text.endswith(".") and text.count(".") == 1, text  # one sentence, one full stop
     assert not DOUBLED.search(text.replace("'.", "").replace("”.", "").replace('".', "")), text
     body = _body(text, archetype)
@@ -130,14 +132,18 @@ def test_a_long_sentence_shows_its_most_telling_clause_and_cites_the_sentence():
     crux = compose(entry, "fear_of_failure")
     body = _body(crux.text, "fear_of_failure").rstrip(".")
     for clause in body.split("; "):
-        assert len(clause.split()) <= 10, crux.text
+        assert len(clause.split()) <= CLAUSE_WORDS, crux.text
     # The citation is the entry's words (a sentence or a clause), longer than what is shown.
     assert all(span in entry for span in crux.spans)
     assert sum(len(s.split()) for s in crux.spans) > len(body.split())
 
 
 def test_clauses_never_start_with_a_conjunction_nor_break_a_quotation():
-    span = "Mum said 'you can't keep moving it forever, Priya,' and I cannot picture a Monday off."
+    # Longer than CLAUSE_WORDS, so it is cut into clauses.
+    span = (
+        "Mum said on the phone last night 'you can't keep moving it forever, Priya,' and I "
+        "cannot picture a Monday off."
+    )
     found = pieces(span)
     assert "I cannot picture a Monday off." in found
     assert all(not p.lower().startswith(("and ", "but ")) for p in found), found
