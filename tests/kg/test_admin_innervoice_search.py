@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from innervoice.models import DialogueExchange, DialogueThread
+from tests.support.pages import unmasked
 from thoughts.models import Thought
 
 pytestmark = pytest.mark.django_db
@@ -114,7 +115,7 @@ def test_url_filters_on_words_are_refused_alike_on_a_hit_and_a_miss(
     on_hit = staff.get(url, {lookup: hit})
     on_miss = staff.get(url, {lookup: miss})
     assert on_hit.status_code == on_miss.status_code == 400
-    assert on_hit.content == on_miss.content
+    assert unmasked(on_hit.content) == unmasked(on_miss.content)
     assert b"divorce" not in on_hit.content and b"diagnosis" not in on_hit.content
 
 

@@ -20,6 +20,7 @@ from tests.kg.factories import (
     EntityFactory,
     ThoughtFactory,
 )
+from tests.support.pages import unmasked
 
 pytestmark = pytest.mark.django_db
 SECRET_WORDS = (b"diary", b"Quillport", b"tidewater")
@@ -72,7 +73,7 @@ def test_url_filters_on_words_are_refused_alike_on_a_hit_and_a_miss(
     on_hit = root_client.get(admin_list(name), {lookup: hit})
     on_miss = root_client.get(admin_list(name), {lookup: miss})
     assert on_hit.status_code == on_miss.status_code == 400
-    assert on_hit.content == on_miss.content
+    assert unmasked(on_hit.content) == unmasked(on_miss.content)
     assert not any(word in on_hit.content for word in SECRET_WORDS)
 
 

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from tests.support.pages import unmasked
 from tests.thoughts.factories_read import ThoughtFactory
 from thoughts.models import Thought
 
@@ -142,7 +143,7 @@ def test_url_filters_on_a_thoughts_words_are_refused_alike_on_a_hit_and_a_miss(
     on_hit = admin_client.get(CHANGELIST, {"id__exact": secret.pk, lookup: hit})
     on_miss = admin_client.get(CHANGELIST, {"id__exact": secret.pk, lookup: miss})
     assert on_hit.status_code == on_miss.status_code == 400
-    assert on_hit.content == on_miss.content
+    assert unmasked(on_hit.content) == unmasked(on_miss.content)
     for word in (b"diagnosis", b"oncologist", b"denial", b"malignant", b"Quillport", b"oncology"):
         assert word not in on_hit.content
 
