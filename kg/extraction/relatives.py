@@ -228,6 +228,4 @@ class PlacedRules(ExtractorBase):
             said = clean(sent.span(*named)) if named is not None else None
             if named is None or said is None or not strong(said) or known_type(said) is not None:
                 continue
-            key = self._name(sent, named, names)
-            names.setdefault(tech.lower(), tech)
-            self._connect(edges, state, key, tech.lower(), "built_with")
+            self._built_with(sent, named, tech, names, edges, state)

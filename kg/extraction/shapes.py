@@ -143,9 +143,7 @@ class ShapeRules(ExtractorBase):
                 continue
             if not apposed_name(surface) or clean(surface) is None:
                 continue
-            key = self._name(sent, named, names)
-            names.setdefault(tech.lower(), tech)
-            self._connect(edges, state, key, tech.lower(), "built_with")
+            self._built_with(sent, named, tech, names, edges, state)
 
     def _apposed_after(
         self,
@@ -175,9 +173,7 @@ class ShapeRules(ExtractorBase):
             head = words[-1].lower()
             if tech is None or not (head in KIND_NOUNS or head in HEAD_TYPES):
                 continue
-            key = self._name(sent, named, names)
-            names.setdefault(tech.lower(), tech)
-            self._connect(edges, state, key, tech.lower(), "built_with")
+            self._built_with(sent, named, tech, names, edges, state)
 
     def _used_for(
         self,

@@ -79,3 +79,17 @@ class ExtractorBase:
         """An edge and, unless it already has one, the sentence it came from as evidence."""
         self._edge(edges, src, dst, rel)
         state.evidence.setdefault((src, dst), state.sentence)
+
+    def _built_with(
+        self,
+        sent: Sentence,
+        named: tuple[int, int],
+        tech: str,
+        names: dict[str, str],
+        edges: dict[tuple[str, str], str],
+        state: State,
+    ) -> None:
+        """The name at ``named`` is built with the known language or framework ``tech``."""
+        key = self._name(sent, named, names)
+        names.setdefault(tech.lower(), tech)
+        self._connect(edges, state, key, tech.lower(), "built_with")
