@@ -3,9 +3,9 @@
 
 A hypothesis is an archetype (the frame that explains the entry and drives the answer model);
 what the writer reads is that frame in the second person plus the entry's own most supportive
-span, lightly rephrased ("I" → "you", "my" → "your", ...). The span is cited verbatim, so the
-journal page can show which words the crux rests on, and nothing is named that the entry does not
-name: the composer only ever copies the entry's words.
+span, lightly rephrased ("I" → "you", "my" → "your", ...: agent/engine/wording.py). The span is
+cited verbatim, so the journal page can show which words the crux rests on, and nothing is named
+that the entry does not name: the composer only ever copies the entry's words.
 
 Spans are chosen by cosine to the archetype's statement, with a small bonus for its salience
 cues and a penalty for reading like the other archetypes' statements (a span that says every
@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from agent.engine.archetypes import _COMPILED, ARCHETYPES, BY_KEY
+from agent.engine.wording import clauses, has_subject, quotes_first_person, turned
 
 # Second-person frames, one per archetype: what kind of knot this is, addressed to the writer.
 FRAMES: dict[str, str] = {
@@ -56,266 +57,7 @@ CONTRAST = 0.5  # weight of the mean cosine to the other live hypotheses' statem
 # A line's end closes a sentence too: a list's items often have no full stop.
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"'’”)]*|$)", re.MULTILINE)
 _CLAUSE = re.compile(r"[^,;:—]+")
-_PIECE_BREAK = re.compile(r"\s*[,;:()]\s*|\s+[—–-]\s+|—")
-_JOINER = re.compile(
-    r"\s+(?:and|but|so|because|or|yet|though|although|while|whereas|when|then|which|until|before|after)\s+",
-    re.IGNORECASE,
-)
-_LEADING = re.compile(
-    r"^(?:(?:and|but|so|or|yet|then|also|plus|anyway|because|though|although|cause|cos)\b[\s,]*)+",
-    re.IGNORECASE,
-)
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll)\b", re.I)
-# A clause cut out of a sentence that opens with one of these is a fragment ("of the maths
-# test", "to her sister"): it is shown only as part of its sentence.
-_FRAGMENT_OPENERS = frozenset(
-    [
-        "of",
-        "to",
-        "for",
-        "with",
-        "at",
-        "in",
-        "on",
-        "by",
-        "from",
-        "about",
-        "than",
-        "as",
-        "like",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "through",
-        "without",
-    ]
-)
-_WRITER = frozenset(["i", "i'm", "i've", "i'd", "i'll", "im", "ive"])
-# A clause cut from a sentence that opens with one of these (or an "-ly" adverb: "mostly at
-# myself") has no subject of its own.
-_NO_SUBJECT = frozenset(
-    [
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "where",
-        "what",
-        "how",
-        "whether",
-        "than",
-        "not",
-        "no",
-        "even",
-        "only",
-    ]
-)
-# How a diary sentence without a subject starts: the writer did or felt it ("Said yes…",
-# "Can't sleep…"); "-ed" words count too, but not these moods, which take "you're".
-_DIARY_VERBS = frozenset(
-    [
-        "said",
-        "told",
-        "went",
-        "got",
-        "made",
-        "took",
-        "had",
-        "kept",
-        "spent",
-        "left",
-        "came",
-        "saw",
-        "felt",
-        "thought",
-        "knew",
-        "found",
-        "gave",
-        "sat",
-        "stood",
-        "ate",
-        "ran",
-        "wrote",
-        "called",
-        "woke",
-        "slept",
-        "bought",
-        "lost",
-        "forgot",
-        "let",
-        "put",
-        "did",
-        "tried",
-        "asked",
-        "can't",
-        "couldn't",
-        "don't",
-        "didn't",
-        "won't",
-        "wouldn't",
-        "haven't",
-        "hadn't",
-        "shouldn't",
-        "cannot",
-        "keep",
-        "need",
-        "want",
-        "feel",
-        "hate",
-        "love",
-        "miss",
-        "wish",
-        "think",
-        "know",
-        "guess",
-        "hope",
-        "still",
-        "just",
-        "never",
-        "always",
-        "nearly",
-        "almost",
-        "actually",
-        "finally",
-    ]
-)
-_MOODS = frozenset(
-    [
-        "tired",
-        "exhausted",
-        "worried",
-        "scared",
-        "stressed",
-        "annoyed",
-        "angry",
-        "sad",
-        "lonely",
-        "bored",
-        "sick",
-        "fed",
-        "done",
-        "afraid",
-        "anxious",
-        "furious",
-        "gutted",
-        "knackered",
-        "shattered",
-        "embarrassed",
-        "ashamed",
-        "frustrated",
-        "overwhelmed",
-    ]
-)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-# Quoted speech: double quotes, or single ones that open and close outside a word (an
-# apostrophe inside "you're" neither opens nor closes a quote).
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)['‘](?=\w).*?(?<=[\w.!?,])['’](?!\w)")
-
-# First person → second person, longest first; matched on word boundaries, case kept.
-_SWAPS: tuple[tuple[str, str], ...] = (
-    ("i'm", "you're"),
-    ("i’m", "you’re"),
-    ("i've", "you've"),
-    ("i’ve", "you’ve"),
-    ("i'd", "you'd"),
-    ("i’d", "you’d"),
-    ("i'll", "you'll"),
-    ("i’ll", "you’ll"),
-    ("i am", "you are"),
-    ("i was", "you were"),
-    ("i wasn't", "you weren't"),
-    ("am i", "are you"),
-    ("was i", "were you"),
-    ("im", "you're"),
-    ("ive", "you've"),
-    ("myself", "yourself"),
-    ("mine", "yours"),
-    ("my", "your"),
-    ("me", "you"),
-    ("i", "you"),
-    ("am", "are"),
-)
-_SWAP = re.compile(
-    r"\b(" + "|".join(re.escape(a) for a, _ in sorted(_SWAPS, key=lambda s: -len(s[0]))) + r")\b",
-    re.IGNORECASE,
-)
-_SWAP_TO = {a: b for a, b in _SWAPS}
-_PRONOUNS = {b.split()[0] for _, b in _SWAPS} | {"you"}
-# Words that open a sentence but never a name: a span starting with one is lowered even when
-# the entry only ever writes it at a sentence's start ("…; his reading glasses…").
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "his",
-        "her",
-        "hers",
-        "its",
-        "their",
-        "theirs",
-        "our",
-        "ours",
-        "he",
-        "she",
-        "it",
-        "they",
-        "we",
-        "there",
-        "here",
-        "every",
-        "each",
-        "some",
-        "any",
-        "no",
-        "none",
-        "all",
-        "both",
-        "either",
-        "neither",
-        "one",
-        "another",
-        "such",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "how",
-        "why",
-        "if",
-        "then",
-        "so",
-        "but",
-        "and",
-        "or",
-        "yet",
-        "because",
-        "after",
-        "before",
-        "while",
-        "later",
-        "now",
-        "today",
-        "tonight",
-        "yesterday",
-        "still",
-        "even",
-        "only",
-        "maybe",
-        "sometimes",
-        "first",
-        "second",
-        "third",
-        "last",
-        "next",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -390,44 +132,6 @@ def _cue_count_array(archetype: str, spans: Sequence[str]) -> np.ndarray:
     return np.array([min(2, _cue_count(archetype, s)) for s in spans], dtype=float)
 
 
-def _proper(word: str, entry: str) -> bool:
-    """Whether ``word`` reads as a name in the entry: written capitalised inside a sentence, or
-    never written in lower case."""
-    if word == "I" or not entry:
-        return False
-    inside = re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word)}\b", entry)
-    return bool(inside) or not re.search(rf"\b{re.escape(word.lower())}\b", entry)
-
-
-def second_person(span: str, entry: str = "") -> str:
-    """``span`` with first-person words turned to the second person (quoted speech kept as it
-    is), its first letter lowered unless it starts with a name, end punctuation trimmed."""
-    pieces: list[str] = []
-    last = 0
-    for quoted in _QUOTED.finditer(span):
-        pieces.append(_swap(span[last : quoted.start()]))
-        pieces.append(quoted.group(0))
-        last = quoted.end()
-    pieces.append(_swap(span[last:]))
-    text = "".join(pieces).strip().rstrip(".!?;:,—- ")
-    first = text.split(" ", 1)[0].strip("\"'“‘")
-    pronoun = first.lower() in _PRONOUNS or first.lower() in _FUNCTION_WORDS
-    if first and first[0].isupper() and (pronoun or not _proper(first, entry)):
-        index = text.index(first[0])
-        text = text[:index] + first[0].lower() + text[index + 1 :]
-    return text
-
-
-def _swap(text: str) -> str:
-    def repl(match: re.Match[str]) -> str:
-        word = match.group(0)
-        out = _SWAP_TO[word.lower()]
-        pronoun = word.lower() == "i" or word.lower()[:2] in ("i'", "i’", "i ")
-        return out[0].upper() + out[1:] if word[0].isupper() and not pronoun else out
-
-    return _SWAP.sub(repl, text)
-
-
 def compose(
     entry: str,
     archetype: str,
@@ -458,42 +162,9 @@ def compose(
 
 
 def pieces(span: str) -> list[str]:
-    """The clauses of ``span`` (verbatim substrings), split at punctuation outside quoted speech
-    and, when a clause is still long, at its conjunctions; a clause never starts with a
-    conjunction ("and you cannot picture…") and never breaks a quotation."""
-    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(span)]
-
-    def outside(i: int) -> bool:
-        return not any(a < i < b for a, b in quoted)
-
-    def split(text: str, start: int, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
-        out, last = [], 0
-        for match in pattern.finditer(text):
-            if outside(start + match.start()):
-                out.append((start + last, text[last : match.start()]))
-                last = match.end()
-        out.append((start + last, text[last:]))
-        return out
-
-    found: list[str] = []
-    for start, clause in split(span, 0, _PIECE_BREAK):
-        parts = [(start, clause)]
-        if len(clause.split()) > CLAUSE_WORDS:
-            parts += split(clause, start, _JOINER)
-        for _, part in parts:
-            text = _LEADING.sub("", part.strip()).strip(" \t-–—")
-            whole = start == 0 and part.strip() == span.strip()
-            if len(text.split()) < 3 or not _balanced(text) or text in found:
-                continue
-            if whole or _first_word(text) not in _FRAGMENT_OPENERS:
-                found.append(text)
-    return found
-
-
-def _balanced(text: str) -> bool:
-    opening = len(re.findall(r"(?<!\w)['‘](?=\w)", text))
-    closing = len(re.findall(r"(?<=[\w.!?,])['’](?!\w)", text))
-    return text.count('"') % 2 == 0 and text.count("“") == text.count("”") and opening == closing
+    """The clauses of ``span`` a crux may show (wording.clauses; a clause longer than
+    ``CLAUSE_WORDS`` is split again at its conjunctions)."""
+    return clauses(span, CLAUSE_WORDS)
 
 
 def shown(entry: str, archetype: str, span: str, limit: int = MAX_WORDS) -> str:
@@ -501,10 +172,10 @@ def shown(entry: str, archetype: str, span: str, limit: int = MAX_WORDS) -> str:
     its clause that says the archetype best, in the second person, at most ``limit`` words
     ("" when no clause fits). The span itself stays the citation, verbatim."""
     candidates = [span, *(p for p in pieces(span) if p != span)]
-    turned = {c: _turned(entry, c, span) for c in candidates if _has_subject(c, span)}
-    if not turned:
-        turned = {span: _turned(entry, span, span)}
-    within = {c: t for c, t in turned.items() if len(t.split()) <= limit}
+    reworded = {c: turned(entry, c, span) for c in candidates if has_subject(c, span)}
+    if not reworded:
+        reworded = {span: turned(entry, span, span)}
+    within = {c: t for c, t in reworded.items() if len(t.split()) <= limit}
     if not within:
         return ""
     short = {c: t for c, t in within.items() if len(t.split()) <= CLAUSE_WORDS}
@@ -513,18 +184,13 @@ def shown(entry: str, archetype: str, span: str, limit: int = MAX_WORDS) -> str:
     best = min(
         range(len(pool)),
         key=lambda i: (
-            _quotes_first_person(pool[i]),  # "I"/"my" in quoted speech cannot be turned
+            quotes_first_person(pool[i]),  # "I"/"my" in quoted speech cannot be turned
             pool[i] != span,  # a short sentence is shown whole
             -float(scores[i]) if short else len(within[pool[i]].split()),
             i,
         ),
     )
     return within[pool[best]]
-
-
-def _turned(entry: str, piece: str, span: str) -> str:
-    piece = _LEADING.sub("", piece).strip() or piece
-    return tidy(with_subject(second_person(piece, entry), piece, span))
 
 
 def _piece_scores(entry: str, archetype: str, pool: tuple[str, ...]) -> np.ndarray:
@@ -557,57 +223,6 @@ def _entry_pieces(entry: str) -> tuple[str, ...]:
         for piece in pieces(span):
             out[piece] = None
     return tuple(out)
-
-
-def _quotes_first_person(text: str) -> bool:
-    return any(_FIRST_PERSON.search(q.group(0)) for q in _QUOTED.finditer(text))
-
-
-def _first_word(text: str) -> str:
-    words = text.split()
-    return words[0].strip("\"'“‘(").lower().replace("’", "'") if words else ""
-
-
-def _verb_first(word: str) -> bool:
-    return word in _DIARY_VERBS or (len(word) > 4 and word.endswith("ed") and word not in _MOODS)
-
-
-def _has_subject(piece: str, span: str) -> bool:
-    """Whether a clause can stand as said by the writer: the sentence's opening, a clause that
-    starts with a verb or a mood when the sentence's subject is the writer (an "I" sentence, or
-    a diary sentence with none), or any other clause not opening as a fragment does ("mostly at
-    myself", "which is a lie")."""
-    if span.startswith(piece):
-        return True
-    word = _first_word(piece)
-    if _verb_first(word) or word in _MOODS:
-        head = _first_word(span)
-        return head in _WRITER or _verb_first(head) or head in _MOODS
-    return word not in _NO_SUBJECT and not (word.endswith("ly") and len(word) > 3)
-
-
-def with_subject(text: str, piece: str, span: str) -> str:
-    """A diary sentence without a subject ("Said yes to covering Lena's shift again.") gets
-    the writer's: "you said yes…"; "Tired again" → "you're tired again"."""
-    word = _first_word(text)
-    if word in _MOODS:
-        return "you're " + text[0].lower() + text[1:]
-    if word in ("was", "wasn't", "am"):
-        rest = text.split(" ", 1)[1] if " " in text else ""
-        verb = {"was": "were", "wasn't": "weren't", "am": "are"}[word]
-        return f"you {verb} {rest}".strip()
-    if _verb_first(word):
-        return "you " + text[0].lower() + text[1:]
-    return text
-
-
-def tidy(text: str) -> str:
-    """No doubled or dangling punctuation: the crux adds its own ";" and "."."""
-    text = text.strip().lstrip(",;:—–- ").rstrip(".!?;:,—–- ")
-    # A quotation that closes the clause drops its own closing stop: "…forever, Priya'".
-    text = re.sub(r"[.!?,;:]+(['’\"”])$", r"\1", text)
-    text = re.sub(r"([,;:.!?])\1+", r"\1", text)
-    return re.sub(r"\s+", " ", text)
 
 
 def _fitting(ranked: Sequence[str]) -> list[str]:

@@ -17,8 +17,8 @@ from agent.engine.compose import (
     invented_names,
     options,
     rank_spans,
-    second_person,
 )
+from agent.engine.wording import second_person
 from legacymind.providers.embeddings import get_provider
 from tests.agent.conftest import BOUNDARIES_ENTRY, act, init
 

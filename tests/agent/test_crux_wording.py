@@ -17,9 +17,8 @@ from agent.engine.compose import (
     compose,
     invented_names,
     pieces,
-    tidy,
-    with_subject,
 )
+from agent.engine.wording import tidy, with_subject
 
 pytestmark = pytest.mark.django_db
 
