@@ -48,6 +48,17 @@ class JournalEntry(_Model):
 
 
 # --- v3 belief graph --------------------------------------------------------------------------
+class ProposedCrux(_Model):
+    """A hypothesis in the chat model's words, checked at the first turn (agent/engine/
+    proposals.py): what the writer reads as its option and, confirmed, as the crux."""
+
+    text: Text400
+    # The sentences of the entry it rests on, verbatim.
+    evidence_spans: list[Annotated[str, Field(min_length=1, max_length=1000)]] = Field(
+        min_length=1, max_length=3
+    )
+
+
 class CruxNode(_Model):
     node_id: UUID = Field(default_factory=uuid4)
     text: Text400
@@ -59,6 +70,9 @@ class CruxNode(_Model):
     archetype: str = "open"
     origin: Literal["seed", "spawn", "answer"] = "seed"
     merged_into: UUID | None = None
+    # The chat model's wording of a seed, when one was configured and its proposal passed the
+    # checks; ``text`` stays the archetype's statement, which the answer model reads.
+    proposal: ProposedCrux | None = None
 
 
 class BeliefState(_Model):

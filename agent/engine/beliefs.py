@@ -68,16 +68,19 @@ def salience(text: str) -> dict[str, float]:
     }
 
 
-def seed_nodes(text: str) -> list[CruxNode]:
-    """2-4 candidate cruxes, near-uniform priors nudged by salience."""
+def seed_nodes(text: str, chosen: Sequence[str] | None = None) -> list[CruxNode]:
+    """2-4 candidate cruxes, near-uniform priors nudged by salience. ``chosen``: the
+    archetypes to seed when the chat model proposed them (agent/engine/proposals.py)."""
     scores = salience(text)
     ranked = sorted(scores, key=lambda k: (-scores[k], k))
     top = scores[ranked[0]] or 1.0
-    # The most salient archetypes whose cruxes rest on different sentences: what the writer is
-    # shown is the crux, so two seeds citing the same spans would be one reading asked twice.
-    chosen = distinct(text, ranked, SEEDS)
-    if len(chosen) < 2:  # no sentence to tell them apart by: the two most salient
-        chosen = ranked[:2]
+    if chosen is None:
+        # The most salient archetypes whose cruxes rest on different sentences: what the writer
+        # is shown is the crux, so two seeds citing the same spans would be one reading asked
+        # twice.
+        chosen = distinct(text, ranked, SEEDS)
+        if len(chosen) < 2:  # no sentence to tell them apart by: the two most salient
+            chosen = ranked[:2]
     weights = {k: 1.0 + 0.25 * scores[k] / top for k in chosen}
     total = sum(weights.values())
     hits = cue_hits(text)

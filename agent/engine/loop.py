@@ -18,15 +18,15 @@ from agent.engine.beliefs import (
     active_nodes,
     embed,
     recompute,
-    seed_nodes,
     write_beliefs,
 )
 from agent.engine.compose import Composed, compose
 from agent.engine.confidence import reported_confidence
 from agent.engine.config import EngineConfig
 from agent.engine.executors import option_text
-from agent.engine.phrasing import phrase
+from agent.engine.phrasing import Phrased, phrase
 from agent.engine.policy import answer_history, enumerate_and_score, options_table
+from agent.engine.proposals import WORDING, final_note, noted, proposed, seed_hypotheses
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, question_hash
 from agent.errors import AnswerMismatch, AnswerRequired, InvalidEvent
 from agent.safety import (
@@ -94,8 +94,11 @@ def start(entry: JournalEntry, *, config: EngineConfig | None = None) -> TurnOut
         # Signed with the state, so every later turn keeps showing the resources.
         state.exit_flags[CONCERN_FLAG] = True
         state.safety_category = safety.category
-    state.belief_state.nodes = seed_nodes(entry.text)
+    # With a chat model configured, its proposals seed the graph: the one model call of a play.
+    state.belief_state.nodes, wording = seed_hypotheses(entry.text)
     summary = "seeded " + ", ".join(n.archetype for n in state.belief_state.nodes)
+    if wording is not None:
+        summary += f"; {wording}"
     state.evidence_log.append(
         Evidence(
             kind="EntryQuote",
@@ -104,6 +107,7 @@ def start(entry: JournalEntry, *, config: EngineConfig | None = None) -> TurnOut
                 "kind": "",
                 "summary": summary,
                 "cues": {n.archetype: n.supports for n in state.belief_state.nodes},
+                **({WORDING: wording} if wording is not None else {}),
             },
             at_revision=0,
         )
@@ -306,7 +310,9 @@ def _finish(
     ranked = beliefs.ranked()
     by_id = {str(n.node_id): n for n in state.belief_state.nodes}
     top = by_id[ranked[0]]
-    crux, secondary, note = _worded(state.journal_entry.text, beliefs, ranked, by_id)
+    crux, secondary, note = _worded(
+        state.journal_entry.text, beliefs, ranked, by_id, wording=noted(state)
+    )
     trail = [
         f"r{e.at_revision} {e.kind}: {e.payload.get('summary', '')}" for e in state.evidence_log
     ]
@@ -342,26 +348,32 @@ def _finish(
 
 
 def _worded(
-    entry: str, beliefs: Beliefs, ranked: list[str], by_id: dict[str, Any]
+    entry: str,
+    beliefs: Beliefs,
+    ranked: list[str],
+    by_id: dict[str, Any],
+    *,
+    wording: str | None = None,
 ) -> tuple[Composed, list[SecondaryTheme], str]:
     """The confirmed crux and the secondary themes (posterior ≥ 0.1) in the writer's terms:
-    the offline composer's, or the chat model's when one is configured and its answer passes
-    every check (agent/engine/phrasing.py); the note says which, for the reasoning trail."""
+    a hypothesis the chat model proposed at the first turn keeps its words (``wording``, the
+    first turn's note, says the model was asked then: it is not asked again); otherwise the
+    offline composer's, or with no first-turn note the chat model's when one is configured and
+    its answer passes every check (agent/engine/phrasing.py). The note says which."""
     live = [by_id[h].archetype for h in ranked]
     top = by_id[ranked[0]]
-    crux = compose(entry, top.archetype, live, fallback=top.text)
+    crux = proposed(top) or compose(entry, top.archetype, live, fallback=top.text)
     kept = [h for h in ranked[1:] if beliefs.joint[h] >= 0.1]
     offline = {
-        h: compose(entry, by_id[h].archetype, live, avoid=crux.spans, fallback=by_id[h].text)
+        h: proposed(by_id[h])
+        or compose(entry, by_id[h].archetype, live, avoid=crux.spans, fallback=by_id[h].text)
         for h in kept
     }
-    phrased = phrase(
-        entry,
-        top.archetype,
-        [by_id[h].archetype for h in kept],
-        crux,
-        {by_id[h].archetype: offline[h] for h in kept},
-    )
+    themes = {by_id[h].archetype: offline[h] for h in kept}
+    if wording is None:
+        phrased = phrase(entry, top.archetype, [by_id[h].archetype for h in kept], crux, themes)
+    else:
+        phrased = Phrased(crux, themes, final_note(top, wording))
     secondary = [
         SecondaryTheme(
             node_id=by_id[h].node_id,

@@ -1,14 +1,19 @@
 # ruff: noqa: RUF001  (curly quotes and apostrophes are what entries contain)
-"""The final crux phrased by the configured chat model, validated, with the offline composer as
-the fallback (issue 32).
+"""The checks every crux of a chat model passes, and the final crux phrased by the model for a
+play whose first turn had none configured (issue 32).
 
-The beliefs decide which hypothesis the writer confirmed (an archetype: it drives the answer
-model and the stop rule). When a chat model is configured (``AGENT_CRUX_MODEL``: ``auto`` when
-the environment names a CLI command or a Grok key, as the extractor chain's providers; ``on``;
-``off``), the model reads the entry and the live hypotheses and proposes, for the confirmed one
-and each secondary theme, a crux in the writer's terms with the entry's sentences it rests on.
+When a chat model is configured (``AGENT_CRUX_MODEL``: ``auto`` when the environment names a
+CLI command or a Grok key, as the extractor chain's providers; ``on``; ``off``) at a play's first
+turn, the model proposes the hypotheses then (agent/engine/proposals.py), each checked by
+:func:`problems`; the confirmed one keeps its words, and the model is not asked again.
 
-Its answer is used only when every part of it passes :func:`problems`:
+A play begun without one (a model configured since, or a state from before the proposals) is
+phrased here at its last turn: the beliefs decide which hypothesis the writer confirmed (an
+archetype: it drives the answer model and the stop rule), and the model reads the entry and the
+live hypotheses and proposes, for the confirmed one and each secondary theme, a crux in the
+writer's terms with the entry's sentences it rests on.
+
+Its answer, like each proposal, is used only when it passes :func:`problems`:
 
 - it is the JSON object asked for, with a crux for each hypothesis asked about;
 - each crux cites one to three spans of the entry, verbatim;
@@ -167,6 +172,19 @@ def _prompt(entry: str, keys: Sequence[str]) -> str:
 def parse(text: str, keys: Sequence[str]) -> dict[str, Composed]:
     """The model's cruxes by theme key; ValueError when the answer is not the JSON asked for
     or leaves out the confirmed theme (``keys[0]``)."""
+    out: dict[str, Composed] = {}
+    for theme, composed in cruxes(text):
+        if isinstance(theme, str) and theme in keys:
+            out.setdefault(theme, composed)
+    if keys[0] not in out:
+        raise ValueError("no crux for the confirmed theme")
+    return out
+
+
+def cruxes(text: str) -> list[tuple[object, Composed]]:
+    """The (theme, crux) pairs of a model's answer ``{"cruxes": [{"theme", "text",
+    "evidence_spans"}]}``, in its order, themes as the model wrote them; ValueError when the
+    answer is not that JSON (fenced or not)."""
     body = re.sub(r"^```(?:json)?|```$", "", text.strip(), flags=re.MULTILINE).strip()
     try:
         data = json.loads(body[body.index("{") : body.rindex("}") + 1])
@@ -175,18 +193,16 @@ def parse(text: str, keys: Sequence[str]) -> dict[str, Composed]:
     items = data.get("cruxes") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise ValueError("no cruxes list")
-    out: dict[str, Composed] = {}
+    out: list[tuple[object, Composed]] = []
     for item in items:
-        if not isinstance(item, dict) or item.get("theme") not in keys:
+        if not isinstance(item, dict):
             continue
         spans = item.get("evidence_spans")
         if not isinstance(item.get("text"), str) or not isinstance(spans, list):
             raise ValueError("a crux without text or evidence_spans")
         if not all(isinstance(s, str) for s in spans):
             raise ValueError("evidence_spans that are not strings")
-        out.setdefault(item["theme"], Composed(item["text"].strip(), [s.strip() for s in spans]))
-    if keys[0] not in out:
-        raise ValueError("no crux for the confirmed theme")
+        out.append((item.get("theme"), Composed(item["text"].strip(), [s.strip() for s in spans])))
     return out
 
 

@@ -12,7 +12,6 @@ from agent.engine import observations as obs
 from agent.engine.answers import answer_table, latent_statements, pick_table, statement
 from agent.engine.archetypes import THEMES
 from agent.engine.beliefs import OTHER, Beliefs, active_nodes, near_duplicates
-from agent.engine.compose import options as compose_options
 from agent.engine.config import EngineConfig
 from agent.engine.executors import (
     cluster_themes,
@@ -24,6 +23,7 @@ from agent.engine.executors import (
     spectral_sides,
 )
 from agent.engine.infotheory import entropy, expected_information_gain, normalise
+from agent.engine.proposals import options as worded_options
 from agent.engine.questions import NOT_SURE, PAIR_TEMPLATES, TRIAD_TEMPLATES, lint, question_hash
 from agent.schemas import (
     MAX_NODES,
@@ -250,10 +250,11 @@ def options_table(
 
 def shown_options(entry: str, nodes: Sequence[CruxNode], stem: str) -> list[str]:
     """The quick options a writer reads for ``nodes``: the crux each would confirm, in the
-    entry's words (compose.options), or the catalogue's options when the entry's words
-    do not make a fair set (the linter refuses them) or a node is the writer's own words."""
+    entry's words (the chat model's proposal or compose.options: proposals.options), or the
+    catalogue's options when the entry's words do not make a fair set (the linter refuses
+    them) or a node is the writer's own words."""
     catalogue = [option_text(n) for n in nodes]
-    grounded = compose_options(entry, [n.archetype for n in nodes])
+    grounded = worded_options(entry, nodes)
     if grounded is None or len(set(grounded)) < len(grounded):
         return catalogue
     return grounded if lint(stem, [*grounded, NOT_SURE], quoting=entry).ok else catalogue

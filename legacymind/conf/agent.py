@@ -61,8 +61,9 @@ AGENT_EVIDENCE_REQUESTS = env_choice(
 # Distress detector (agent.safety): the chat model as a third layer. auto: when the environment
 # names a chat model (IV_CLI_CMD, IV_SYNTH_CLI_CMD or GROK_API_KEY); on: always try; off: never.
 DISTRESS_MODEL_CHECK = env_choice("DISTRESS_MODEL_CHECK", "auto", ("auto", "on", "off"))
-# The final crux phrased by the chat model (agent/engine/phrasing.py), validated, the offline
-# composer otherwise. auto: when the environment names a chat model, as above; on; off.
+# The hypotheses proposed by the chat model at a play's first turn (agent/engine/proposals.py),
+# validated, the offline composer otherwise; they are the options and the confirmed crux. auto:
+# when the environment names a chat model, as above; on; off.
 AGENT_CRUX_MODEL = env_choice("AGENT_CRUX_MODEL", "auto", ("auto", "on", "off"))
 
 # v2 excavations

@@ -1,8 +1,11 @@
-"""Issue 32, the chat-model path: with a chat model configured, the model phrases the confirmed
-crux and the secondary themes from the entry; its answer is used only when it cites the entry
-verbatim, names nothing the entry does not name, holds no diagnosis or advice, speaks to the
-writer and stays short. Anything else keeps the offline composer's crux, and the reasoning trail
-says why. The model is a real HTTP server on 127.0.0.1 speaking the OpenAI wire (Grok stage)."""
+"""Issue 32, the chat-model path at the last turn: for a play whose first turn had no chat model
+configured (with one, the model proposes the hypotheses then and is not asked again:
+test_crux_proposals.py), the model phrases the confirmed crux and the secondary themes from the
+entry; its answer is used only when it cites the entry verbatim, names nothing the entry does
+not name, holds no diagnosis or advice, speaks to the writer and stays short. Anything else
+keeps the offline composer's crux, and the reasoning trail says why. The checks themselves are
+the ones the proposals pass. The model is a real HTTP server on 127.0.0.1 speaking the OpenAI
+wire (Grok stage)."""
 
 from __future__ import annotations
 
@@ -58,8 +61,12 @@ def answering(text: str, spans: list[str] | None = None, *, raw: str | None = No
     return chat_fn
 
 
-def play(client) -> dict[str, Any]:
+def play(client, settings) -> dict[str, Any]:
+    """A play begun before the chat model was configured, finished with it."""
+    mode = settings.AGENT_CRUX_MODEL
+    settings.AGENT_CRUX_MODEL = "off"
     data = init(client, ENTRY)
+    settings.AGENT_CRUX_MODEL = mode
     for _ in range(12):
         if data["complete"]:
             return data["result"]
@@ -82,9 +89,9 @@ def offline_crux(result: dict[str, Any]) -> bool:
     )
 
 
-def test_a_valid_model_answer_is_the_crux_and_the_trail_says_so(client, grok):
+def test_a_valid_model_answer_is_the_crux_and_the_trail_says_so(client, grok, settings):
     grok.chat_fn = answering(GOOD)
-    result = play(client)
+    result = play(client, settings)
     crux = result["confirmed_crux"]
     assert crux["text"] == GOOD
     assert crux["evidence_spans"] == [SPAN]
@@ -114,19 +121,21 @@ def test_a_valid_model_answer_is_the_crux_and_the_trail_says_so(client, grok):
         (answering("", raw='{"cruxes": [{"theme": "x"}]}'), "unusable"),
     ],
 )
-def test_each_failed_check_falls_back_to_the_offline_composer(client, grok, chat, why):
+def test_each_failed_check_falls_back_to_the_offline_composer(client, grok, settings, chat, why):
     grok.chat_fn = chat
-    result = play(client)
+    result = play(client, settings)
     assert offline_crux(result), result["confirmed_crux"]
     trail = result["reasoning_trail"]
     assert "crux: offline composer; the grok answer was" in trail
     assert why in trail.splitlines()[-1]
 
 
-def test_a_hanging_model_falls_back_within_grok_timeout(client, grok, monkeypatch):
+def test_a_hanging_model_falls_back_within_grok_timeout(client, grok, monkeypatch, settings):
     monkeypatch.setenv("GROK_TIMEOUT", "1")
     grok.chat_fn = lambda messages: time.sleep(2.5) or answering(GOOD)(messages)
+    settings.AGENT_CRUX_MODEL = "off"
     data = init(client, ENTRY)
+    settings.AGENT_CRUX_MODEL = "auto"
     while not data["complete"]:
         event = None
         if data["action"]["type"] == "AskUser":
@@ -147,7 +156,7 @@ def test_a_hanging_model_falls_back_within_grok_timeout(client, grok, monkeypatc
 def test_turned_off_the_model_is_never_asked(client, grok, settings):
     settings.AGENT_CRUX_MODEL = "off"
     grok.chat_fn = answering(GOOD)
-    result = play(client)
+    result = play(client, settings)
     assert offline_crux(result)
     assert result["reasoning_trail"].splitlines()[-1] == "crux: offline composer"
     assert grok.requests == []

@@ -253,6 +253,7 @@ def test_model_layer_over_openai_wire_raises_a_concern(client, settings, monkeyp
 
 def test_model_layer_off_is_never_asked(client, settings, monkeypatch, openai_stub):
     settings.DISTRESS_MODEL_CHECK = "off"
+    settings.AGENT_CRUX_MODEL = "off"  # the model proposing the hypotheses would be asked too
     monkeypatch.setenv("GROK_API_KEY", "test-key")
     monkeypatch.setenv("GROK_BASE_URL", openai_stub.base_url)
     init(client, BOUNDARIES_ENTRY)
