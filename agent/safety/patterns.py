@@ -14,7 +14,10 @@ import re
 
 # The writer's own self: journal writers address themselves as "you" as often as "I".
 # Common typing slips of "myself" count as the word (a writer in distress types fast).
-_SELF = r"(?:myself|myslef|mysefl|myelf|mysel|mself|meself|my self|yourself|your self|urself)"
+_SELF = (
+    r"(?:myself|myslef|mysefl|myelf|mysel|mself|meself|masel|masell|my self|yourself|your self|"
+    r"urself|yersel|yersell)"
+)
 _OWN = r"(?:my|your)(?: own)?"
 SELF_HARM = [
     r"\b(?:hurt|hurting) (?:myself|myslef|my self)\b",
@@ -28,9 +31,10 @@ _LIVE = (
     r"out|off|far|close|closer|somewhere|anywhere|without)\b)"
 )
 EXPLICIT = [
-    rf"\bkill?(?:ed|ing|s)? {_SELF}\b",
+    rf"\bkill?(?:ed|ing|in|s)? {_SELF}\b",
     # Slang and regional verbs for killing oneself; "top myself up" is phone credit.
-    rf"\b(?:top|topping|topped|neck|necking|necked|end|ending|ended) {_SELF}\b(?! up\b)",
+    rf"\b(?:top|topping|toppin|topped|neck|necking|neckin|necked|end|ending|endin|ended) {_SELF}\b"
+    r"(?! up\b)",
     rf"\b(?:do|doing|did|done) {_SELF} in\b|\bdo away with {_SELF}\b",
     r"\b(?:eat|eating|ate|eaten|eats) (?:my|a|the) (?:own )?(?:gun|bullet|shotgun|pistol|"
     r"rifle)\b",
@@ -46,7 +50,21 @@ EXPLICIT = [
     r"\bkms\b",
     r"\bsuicid\w*",
     rf"\b(?:end|ends|ending|ended|take|takes|taking|took|taken|finish|finishing) {_OWN} life\b",
-    r"\b(?:want|wanted|wanting|wanna|wnat|wan|watn) (?:to )?(?:die|be dead)\b",
+    # "to" as typed in a hurry or in Scots ("too", "tae"); "deid" is Scots for dead.
+    r"\b(?:want|wanted|wanting|wantin|wanna|wnat|wan|watn|waant) (?:(?:to|too|tae|ta) )?(?:die|dee|"
+    r"be dead|be deid)\b",
+    # Wishing or praying for one's own death ("I wish to die", "pray to die", "the wish to die").
+    # The writer's own: after "I", "you", "my"/"the" (the noun), or opening a sentence or item.
+    r"(?:^|(?<=[.!?:;\n*\u2022-])|\b(?:i|you|ye|i've|ive|i have|you've|my|the)\b)\s*(?:(?:only|just|"
+    r"still|really|often|always|sometimes|quietly|honestly) )*(?:wish|wishes|wished|wishing|wishin|"
+    r"pray|prays|prayed|praying|long|longing) (?:only |just |really |so much |every day )?"
+    r"(?:to|tae|too) (?:die|be dead|be deid)\b",
+    r"\bwish(?:ed|ing|in)? (?:i|you|ye) (?:was|were|wis|wur) (?:dead|deid)\b",
+    # A list item that is the wish itself ("Want: - to be dead").
+    r"(?:^|\n|:)\s*[-*\u2022]\s*(?:to be dead|to die|be dead)\b(?! (?:for|than)\b)",
+    r"\b(?:want|wanted|wish|wishing) to (?:go to )?sleep and (?:not|never) wake(?: up)?\b",
+    r"\b(?:want|wanted|wanna|thinking (?:about|of)) (?:to )?end(?:ing)? everything\b(?! (?:with|"
+    r"between)\b)",
     # Intent in the future tense, with a time: "end it" alone (or "for good") may be a
     # relationship or a gym membership.
     r"\b(?:going to|gonna|goin to|will|'ll|ll|about to|ready to|want to|wanna|need to|meant to) "

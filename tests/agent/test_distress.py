@@ -154,6 +154,16 @@ def test_dark_but_safe_writing_is_not_flagged(text: str) -> None:
         "I'll end it this weekend when the flat is empty.",
         "Nothing has changed in a year. I want out of this life.",
         "I no longer want to be alive, and I mean it plainly.",
+        # Wishing or praying for one's own death; "to" typed in a hurry or in Scots.
+        "Most evenings on the night bus I only wish to be dead, then I get off and make tea.",
+        "Lit a candle at St Anne's. Prayed to die before Christmas, and meant it.",
+        "honestly want too die. exam or no exam",
+        "Rain again. Wantin tae die. Fed the dog.",
+        "Wishing ye were deid again, ya daft old sod, and not telling anyone.",
+        "havnae slept. thinkin o toppin masel.",
+        # The wish as an item of a list.
+        "Goals this week:\n- pay the gas\n- to be dead\n- call Mam",
+        "Want to go to sleep and never wake, that's the whole of it today.",
     ],
 )
 def test_explicit_statements_are_always_risk(text: str) -> None:
@@ -178,6 +188,9 @@ def test_someone_elses_words_about_the_writer_are_not_explicit() -> None:
         "I don't want to live in London anymore, the rent is absurd.",
         "The gym membership is a waste. Going to end it for good and walk to work instead.",
         "I'm going to end it with Sam tonight, it's been over for months.",
+        "Grandad wished to die at home, and he did, with the radio on.",
+        "Shopping:\n- dead bolt for the shed\n- to die for brownies from Lidl",
+        "I'd wish to be there when the band plays, but the tickets are gone.",
     ],
 )
 def test_quoted_questions_and_hyperbole_are_not_explicit(text: str) -> None:
