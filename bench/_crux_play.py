@@ -29,6 +29,8 @@ WRITERS = ROOT / "tests" / "agent" / "fixtures" / "crux"
 SPLITS = {
     "train": [WRITERS / f"writer_0{i}.jsonl" for i in (1, 2, 3, 4)],
     "held-out": [WRITERS / f"writer_0{i}.jsonl" for i in (5, 6)],
+    # The clean held-out writers of the next round (scored once, for the final policy).
+    "fresh": [WRITERS / "writer_09.jsonl", WRITERS / "writer_10.jsonl"],
 }
 NOT_SURE = "Not sure / something else"
 MARGIN = 0.03  # the writer says "not sure" when its two best options are this close
@@ -261,8 +263,8 @@ def splits(data: str) -> dict[str, list[dict[str, Any]]]:
     writers, played and reported apart) or a comma-separated list of jsonl paths."""
     if data == "dev":
         return {"": load("crux_dev.jsonl")}
-    if data == "crux":
-        return {name: load_paths(paths) for name, paths in SPLITS.items()}
+    if data == "crux":  # never the fresh writers: they are scored on their own, once
+        return {name: load_paths(SPLITS[name]) for name in ("train", "held-out")}
     if data in SPLITS:
         return {data: load_paths(SPLITS[data])}
     return {data: load_paths([Path(p) for p in data.split(",")])}

@@ -84,7 +84,7 @@ def main() -> None:
     parser.add_argument(
         "--data",
         default="dev",
-        help="dev (default), crux (train and held-out writers), train, held-out, or jsonl paths",
+        help="dev (default), crux (train and held-out writers), fresh (writer_09, 10), train, held-out, or jsonl paths",
     )
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument(

@@ -53,6 +53,10 @@ CLAUSE_WORDS = 18
 MAX_WORDS = 44  # a whole crux; a second cited sentence that does not fit is cited, not shown
 CUE_BONUS = 0.04
 CONTRAST = 0.5  # weight of the mean cosine to the other live hypotheses' statements
+# Weight of a span's cosine to the whole entry when the first cited sentence is chosen: the
+# crux then leads with what the entry is about, seen through the archetype (chosen on the train
+# writers with leave-one-writer-out, docs/benchmarks.md, crux).
+CENTRAL = 1.0
 
 # A line's end closes a sentence too: a list's items often have no full stop.
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"'’”)]*|$)", re.MULTILINE)
@@ -94,10 +98,17 @@ def _cue_count(archetype: str, text: str) -> int:
 
 
 def rank_spans(
-    entry: str, archetype: str, rivals: Sequence[str] = (), *, avoid: Sequence[str] = ()
+    entry: str,
+    archetype: str,
+    rivals: Sequence[str] = (),
+    *,
+    avoid: Sequence[str] = (),
+    central: float = 0.0,
 ) -> list[str]:
     """The entry's spans, most supportive of ``archetype`` first (against the other archetypes;
-    ``rivals`` is accepted for callers that know the live hypotheses, and not used yet)."""
+    ``rivals`` is accepted for callers that know the live hypotheses, and not used yet).
+    ``central`` adds that weight times each span's cosine to the whole entry: how much of what
+    the entry is about the span carries."""
     from agent.engine.beliefs import embed
 
     every = candidate_spans(entry)
@@ -115,6 +126,8 @@ def rank_spans(
     if others:
         score = score - CONTRAST * (span_vectors @ statements[1:].T).mean(axis=1)
     score = score + CUE_BONUS * _cue_count_array(archetype, spans)
+    if central:
+        score = score + central * (span_vectors @ embed([entry])[0])
     # Clauses of a long sentence compete with it; shorter wins ties.
     order = sorted(range(len(spans)), key=lambda i: (-float(score[i]), len(spans[i]), i))
     return [spans[i] for i in order]
@@ -147,7 +160,10 @@ def compose(
     ranked = rank_spans(entry, archetype, rivals, avoid=avoid)
     if not ranked:
         return Composed(FRAMES[archetype] + ".", [])
-    spans = _fitting(ranked)[:SPANS]
+    # The first cited sentence says the archetype and carries the entry; the second says the
+    # archetype best of the rest.
+    lead = _fitting(rank_spans(entry, archetype, rivals, avoid=avoid, central=CENTRAL))[0]
+    spans = _fitting([lead, *(s for s in ranked if s != lead)])[:SPANS]
     left = MAX_WORDS - len(FRAMES[archetype].split())
     parts: list[str] = []
     for span in spans:

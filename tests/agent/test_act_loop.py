@@ -259,7 +259,9 @@ def test_dominated_nodes_are_retired(client, settings):
 def test_spectral_clustering_merges_only_within_a_partition(client, settings):
     settings.MERGE_RADIUS = 0.0
     settings.AGENT_ENABLE_CLUSTER_SPECTRAL = True
-    data = init(client, MIXED_ENTRY)
+    # A fourth sentence: every crux leads with the entry's most central sentence, so three
+    # sentences give only two seeds that cite different ones, and the test needs three.
+    data = init(client, MIXED_ENTRY + " My sister took the credit for the plan I wrote.")
     assert data["action"] == {**data["action"], "type": "ClusterThemes", "method": "spectral"}
     active = [n for n in data["state"]["belief_state"]["nodes"] if n["status"] == "active"]
     assert len(active) >= 2  # the two sides of the partition survive separately
