@@ -9,8 +9,10 @@ that the entry does not name: the composer only ever copies the entry's words.
 
 Spans are chosen by cosine to the archetype's statement, with a small bonus for its salience
 cues and a penalty for reading like the other archetypes' statements (a span that says every
-theme at once tells the writer nothing). The weights were chosen on the training writers of the crux
-development set (tests/agent/fixtures/crux/writer_01..04); see docs/benchmarks.md.
+theme at once tells the writer nothing); the first cited span also weighs its cosine to the whole
+entry, so the crux leads with what the entry is about. The weights were chosen on the training
+writers of the crux development set (tests/agent/fixtures/crux/writer_01..04); see
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
