@@ -17,7 +17,7 @@ from dataclasses import replace
 from django.conf import settings
 
 from kg.extraction.grounding import ground
-from kg.extraction.heuristic import HeuristicExtractor
+from kg.extraction.learned import LearnedExtractor
 from kg.extraction.parse import ParseError, parse_extraction
 from kg.extraction.phrases import strip_sources
 from kg.extraction.prompt import build_prompt, prompt_hash
@@ -123,8 +123,9 @@ def _grok_stage(prompt: str, environ: Mapping[str, str] | None) -> Extraction:
     return Extraction("grok", answer.model, entities, edges, answer.latency_ms)
 
 
-def heuristic() -> HeuristicExtractor:
-    return HeuristicExtractor(
+def heuristic() -> LearnedExtractor:
+    """The offline stage: the rules' candidates, kept or added by the learned scorer."""
+    return LearnedExtractor(
         max_entities=settings.IV_HEURISTIC_MAX_ENTITIES,
         max_edges=settings.IV_HEURISTIC_MAX_EDGES,
         entity_conf=settings.KG_HEURISTIC_ENTITY_CONFIDENCE,
