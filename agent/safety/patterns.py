@@ -19,9 +19,15 @@ _SELF = (
     r"urself|yersel|yersell)"
 )
 _OWN = r"(?:my|your)(?: own)?"
+# Phrasal idioms and accidents are not self-harm: "cut myself down" (belittling), "cut myself
+# off" (withdrawal, read by meaning), "burn myself out", "hurt myself at the gym".
+_NOT_HARM = (
+    r"(?! (?:down|off|short|some slack|a (?:slice|piece|break)|out|free|loose|back|up|at (?:the|"
+    r"work|football|training)|playing|lifting|running|falling|while|during)\b)"
+)
 SELF_HARM = [
-    r"\b(?:hurt|hurting) (?:myself|myslef|my self)\b",
-    rf"\b(?:harm|harming|cut|cutting|burn|burning) {_SELF}\b",
+    rf"\b(?:hurt|hurting) (?:myself|myslef|my self)\b{_NOT_HARM}",
+    rf"\b(?:harm|harming|cut|cutting|burn|burning) {_SELF}\b{_NOT_HARM}",
     r"\bself[- ]?harm\w*",
 ]
 # Where a word could name an ordinary life ("I don't want to live in London"), what follows

@@ -191,6 +191,11 @@ def test_someone_elses_words_about_the_writer_are_not_explicit() -> None:
         "Grandad wished to die at home, and he did, with the radio on.",
         "Shopping:\n- dead bolt for the shed\n- to die for brownies from Lidl",
         "I'd wish to be there when the band plays, but the tickets are gone.",
+        # Phrasal idioms and accidents with the words of self-harm.
+        "I always cut myself down in meetings before anyone else gets the chance.",
+        "Hurt myself at the gym again, left calf this time.",
+        "Burning myself out for a client who won't remember my name.",
+        "Cut myself a slice of the lemon drizzle and went back to the spreadsheet.",
     ],
 )
 def test_quoted_questions_and_hyperbole_are_not_explicit(text: str) -> None:
