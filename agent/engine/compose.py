@@ -48,11 +48,13 @@ SPANS = 2  # spans a crux cites (three read closer to the gold cruxes on train, 
 SPAN_WORDS = 18
 MAX_SPAN_WORDS = SPAN_WORDS
 # A crux shows at most this many words of each cited sentence (its most telling clause when
-# the sentence is longer). Shorter (12 and 30) read better but name less of the entry: on the
-# train writers accuracy 0.819 against 0.83 with these, and on the fresh writers 07-08 0.66
-# against 0.76 (docs/benchmarks.md, crux).
-CLAUSE_WORDS = 18
-MAX_WORDS = 44  # a whole crux; a second cited sentence that does not fit is cited, not shown
+# the sentence is longer). Longer cruxes (18 and 44) only looked better while every decoy of the
+# dev sets was half the gold's length: a crux that quoted more of the entry read closer to the
+# long gold whatever it said. With decoys as specific as the gold, 12 and 30 read as well or
+# better on the train writers (0.62 against 0.60; docs/benchmarks.md, crux), and short is what
+# a writer can take in at a glance.
+CLAUSE_WORDS = 12
+MAX_WORDS = 30  # a whole crux; a second cited sentence that does not fit is cited, not shown
 CUE_BONUS = 0.04
 CONTRAST = 0.5  # weight of the mean cosine to the other live hypotheses' statements
 # Weight of a span's cosine to the whole entry when the first cited sentence is chosen: the
