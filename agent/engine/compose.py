@@ -51,8 +51,8 @@ MAX_SPAN_WORDS = SPAN_WORDS
 # the sentence is longer). Longer cruxes (18 and 44) only looked better while every decoy of the
 # dev sets was half the gold's length: a crux that quoted more of the entry read closer to the
 # long gold whatever it said. With decoys as specific as the gold, 12 and 30 read as well or
-# better on the train writers (0.62 against 0.60; docs/benchmarks.md, crux), and short is what
-# a writer can take in at a glance.
+# better on the train writers (0.64 against 0.62 with the central first sentence, 0.62 against
+# 0.60 without it; docs/benchmarks.md, crux), and short is what a writer takes in at a glance.
 CLAUSE_WORDS = 12
 MAX_WORDS = 30  # a whole crux; a second cited sentence that does not fit is cited, not shown
 CUE_BONUS = 0.04

@@ -42,8 +42,8 @@ AGENT_PERSONA_BETA = env_float("AGENT_PERSONA_BETA", 12.0, low=0.0, high=100.0)
 # Reported confidence (agent/engine/confidence.py): how often the confirmed crux is right when
 # its archetype is the writer's, and when it is not. Fitted by maximum likelihood on the train
 # writers' plays only (tests/agent/fixtures/crux/writer_01..04; bench/crux.py --fit-confidence).
-AGENT_FIT_SAME = env_float("AGENT_FIT_SAME", 0.69, low=0.0, high=1.0)
-AGENT_FIT_OTHER = env_float("AGENT_FIT_OTHER", 0.5, low=0.0, high=1.0)
+AGENT_FIT_SAME = env_float("AGENT_FIT_SAME", 0.715, low=0.0, high=1.0)
+AGENT_FIT_OTHER = env_float("AGENT_FIT_OTHER", 0.525, low=0.0, high=1.0)
 # Turns per minute per client (user id or address) before 429; 0 turns the guard off.
 AGENT_RATE_PER_MINUTE = env_int("AGENT_RATE_PER_MINUTE", 120, low=0, high=1_000_000)
 AGENT_IDEMPOTENCY_TTL = env_int("AGENT_IDEMPOTENCY_TTL", 120, low=1, high=86400)
