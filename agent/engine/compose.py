@@ -307,12 +307,20 @@ def distinct(entry: str, ranked: Sequence[str], limit: int) -> list[str]:
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 
 
+_ADDRESS = frozenset(
+    {"I", "You", "Your", "Yours", "Yourself", "You're", "You've", "You'd", "You'll"}
+)
+
+
 def invented_names(crux: str, entry: str) -> list[str]:
-    """Capitalised words of ``crux`` (not its first word, not "I") that the entry never uses."""
+    """Capitalised words of ``crux`` (not its first word, not "I", not the second-person words a
+    crux addresses the writer with) that the entry never uses."""
     # A closing quote is not part of the name: "'Mia'" in the entry is Mia, and \b cannot follow
     # a quote, so a crux quoting it would count Mia' as invented.
     words = [w.rstrip("'’-") for w in _CAPITALISED.findall(crux)]
     first = crux.split(" ", 1)[0] if crux else ""
     return [
-        w for w in words if w != first and w != "I" and not re.search(rf"\b{re.escape(w)}\b", entry)
+        w
+        for w in words
+        if w != first and w not in _ADDRESS and not re.search(rf"\b{re.escape(w)}\b", entry)
     ]

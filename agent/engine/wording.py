@@ -113,11 +113,25 @@ def second_person(span: str, entry: str = "") -> str:
 def _swap(text: str) -> str:
     def repl(match: re.Match[str]) -> str:
         word = match.group(0)
+        own = word.lower() == "i" or word.lower()[:2] in ("i'", "i’", "i ")
+        if word[0].isupper() and not own and _in_name(match.string[: match.start()]):
+            return word  # part of a name the entry wrote ("Find My Phone"), not the writer
         out = _SWAP_TO[word.lower()]
-        pronoun = word.lower() == "i" or word.lower()[:2] in ("i'", "i’", "i ")
-        return out[0].upper() + out[1:] if word[0].isupper() and not pronoun else out
+        return out[0].upper() + out[1:] if word[0].isupper() and not own else out
 
     return _SWAP.sub(repl, text)
+
+
+def _in_name(before: str) -> bool:
+    """Whether a capitalised word that follows ``before`` is inside a sentence, where a writer
+    capitalises "My" or "Me" only in a name ("Find My Phone", "My Way"): some word comes before it
+    and that word ends no sentence, clause or list item."""
+    prev = re.search(r"(\S+)\s+$", before)
+    if not prev:
+        return False
+    return not prev.group(1).endswith(
+        (".", "!", "?", ":", ";", ",", '"', "”", "'", "’", "-", "*", "•", "—", "(")
+    )
 
 
 def _proper(word: str, entry: str) -> bool:

@@ -18,7 +18,7 @@ from agent.engine.compose import (
     invented_names,
     pieces,
 )
-from agent.engine.wording import tidy, with_subject
+from agent.engine.wording import second_person, tidy, with_subject
 
 pytestmark = pytest.mark.django_db
 
@@ -182,3 +182,24 @@ def test_a_list_entry_cites_its_items():
     crux = compose(entry, "perfectionism")
     assert crux.spans and all(span in entry for span in crux.spans)
     assert all("\n" not in span for span in crux.spans)
+
+
+@pytest.mark.parametrize(
+    ("span", "shown"),
+    [
+        # "My" inside a name the writer wrote stays as written; the writer's own "my" turns.
+        ("I checked Find My Phone six times before lunch", "you checked Find My Phone six times"),
+        ("Dad still plays My Way at every birthday", "Dad still plays My Way at every birthday"),
+        ("My sister rang twice about the flat", "your sister rang twice about the flat"),
+        ("Things I've sorted today: the boiler", "Things you've sorted today: the boiler"),
+    ],
+)
+def test_a_name_with_my_in_it_is_not_turned_to_the_second_person(span: str, shown: str) -> None:
+    assert second_person(span, span).startswith(shown)
+
+
+def test_the_words_a_crux_addresses_the_writer_with_are_not_invented_names() -> None:
+    entry = "Ben asked me to cover Saturday again. I said yes before he finished."
+    crux = "You can't say no to Ben. You said yes before he finished; Your weekends go."
+    assert invented_names(crux, entry) == []
+    assert invented_names("You covered for Priya again.", entry) == ["Priya"]
