@@ -44,15 +44,18 @@ from agent.safety import assess, semantic, training  # noqa: E402
 from agent.safety.patterns import explicit_match  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "agent" / "fixtures" / "distress"
-# Never fitted or tuned on: B since the detector was first built; J, P, T and U, written later
-# by others from the same categories, to give more unseen writers (a writer not yet written is
-# listed too, so that the training glob never takes it in when it lands).
+# Never fitted or tuned on: B since the detector was first built; J, P, T, U and Y, written
+# later by others from the same categories, to give more unseen writers (a writer not yet
+# written is listed too, so that the training glob never takes it in when it lands). Training
+# writers V and W and the explicit bank X (150 explicit entries by 15 imagined writers) came
+# after the shipped model.npz was fitted: the next --fit takes them in.
 HELD_OUT = (
     "writer_b.jsonl",
     "writer_j.jsonl",
     "writer_p.jsonl",
     "writer_t.jsonl",
     "writer_u.jsonl",
+    "writer_y.jsonl",
 )
 SHARED_ORDINARY = ROOT.parent / "shared" / "datasets" / "crux_dev.jsonl"
 # Everyday journal entries by other writers (the crux set: people working through approval,
@@ -60,14 +63,14 @@ SHARED_ORDINARY = ROOT.parent / "shared" / "datasets" / "crux_dev.jsonl"
 # are training data here too; its held-out writers and the shared crux entries are only scored.
 CRUX = ROOT / "tests" / "agent" / "fixtures" / "crux"
 CRUX_TRAIN = ("writer_01", "writer_02", "writer_03", "writer_04")
-CRUX_HELD_OUT = ("writer_05", "writer_06", "writer_07", "writer_08")
+CRUX_HELD_OUT = tuple(f"writer_{i:02d}" for i in range(5, 13))
 # The training writers' folds for the out-of-fold readings: three groups, each a mix of full
 # mixes and writers of mostly hard days (a head is trained for each, and the entry reading
 # is fitted on the other groups' readings); a writer in no group is a fold of its own.
 FOLDS = (
-    ("crux_train", "writer_a", "writer_d", "writer_l", "writer_o", "writer_r"),
-    ("writer_c", "writer_g", "writer_h", "writer_k", "writer_q"),
-    ("writer_e", "writer_f", "writer_i", "writer_m", "writer_n"),
+    ("crux_train", "writer_a", "writer_d", "writer_l", "writer_o", "writer_r", "writer_v"),
+    ("writer_c", "writer_g", "writer_h", "writer_k", "writer_q", "writer_w"),
+    ("writer_e", "writer_f", "writer_i", "writer_m", "writer_n", "writer_x"),
 )
 TARGETS = {"indirect": 0.90, "benign_risk": 0.05, "benign_any": 0.15, "ordinary": 0.02}
 
