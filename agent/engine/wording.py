@@ -43,8 +43,11 @@ _DIARY_VERBS = _words(
     "stood ate ran wrote called woke slept bought lost forgot let put did tried asked can't "
     "couldn't don't didn't won't wouldn't haven't hadn't shouldn't cannot keep need want feel "
     "hate love miss wish think know guess hope still just never always nearly almost actually "
-    "finally"
+    "finally drove rode drank heard held met paid sent brought caught taught won rang sang spoke "
+    "threw wore broke chose fell fought flew grew hung meant sold shut stuck began"
 )
+# A past tense with a prefix is still one ("Rewrote the first paragraph…", "Overslept").
+_VERB_PREFIX = re.compile(r"^(?:re|over|under|mis|out)(?=[a-z]{3})")
 _MOODS = _words(
     "tired exhausted worried scared stressed annoyed angry sad lonely bored sick fed done "
     "afraid anxious furious gutted knackered shattered embarrassed ashamed frustrated "
@@ -237,4 +240,7 @@ def first_word(text: str) -> str:
 
 
 def verb_first(word: str) -> bool:
-    return word in _DIARY_VERBS or (len(word) > 4 and word.endswith("ed") and word not in _MOODS)
+    if word in _DIARY_VERBS or (len(word) > 4 and word.endswith("ed") and word not in _MOODS):
+        return True
+    bare = _VERB_PREFIX.sub("", word)
+    return bare != word and bare in _DIARY_VERBS

@@ -109,6 +109,15 @@ def test_a_subjectless_diary_sentence_gets_the_writer_as_its_subject():
     )
     assert with_subject("tired of all of it", "", "") == "you're tired of all of it"
     assert with_subject("Lena said thanks", "", "") == "Lena said thanks"
+    # Irregular past tenses, with a prefix too.
+    assert with_subject("Rewrote the cover letter twice", "", "") == (
+        "you rewrote the cover letter twice"
+    )
+    assert with_subject("Overslept and missed the 8:10", "", "") == (
+        "you overslept and missed the 8:10"
+    )
+    assert with_subject("Drove to Mum's after work", "", "") == "you drove to Mum's after work"
+    assert with_subject("Reading the report on the bus", "", "") == "Reading the report on the bus"
     crux = compose(entry, "boundaries")
     assert "you said yes to covering Lena's shift again" in crux.text, crux.text
 
