@@ -287,6 +287,40 @@ def test_held_out_writer_t_figures_hold() -> None:
     assert levels["ordinary"].count("risk") == 0
 
 
+def test_held_out_writer_u_figures_hold() -> None:
+    """Held-out writer U (a hospital pharmacist, written blind to the detector and read when
+    it landed), at the figures docs/benchmarks.md reports. Three targets are not met here:
+    indirect signs caught 0.815 (88 of 108), explicit entries at risk 18 of 20 (the other two
+    a concern), ordinary entries flagged 16.7% (12 of 72, 2 at risk). The dark-but-safe
+    targets are met (2 of 100 at risk, 7 flagged). The test holds the measured figures: fewer
+    than 88 indirect caught, fewer than 18 explicit at risk, or more than 12 ordinary flagged
+    fails."""
+    levels = _levels("writer_u.jsonl")
+    assert len(levels["indirect"]) == 108 and len(levels["benign_dark"]) == 100
+    assert levels["indirect"].count("concern") + levels["indirect"].count("risk") >= 88
+    assert levels["explicit"].count("risk") >= 18
+    assert "none" not in levels["explicit"]
+    assert _share(levels["benign_dark"], "risk") <= 0.05
+    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
+    assert sum(level != "none" for level in levels["ordinary"]) <= 12
+
+
+def test_held_out_writer_y_figures_hold() -> None:
+    """Held-out writer Y (a primary-school teacher, written blind to the detector, read once),
+    at the figures docs/benchmarks.md reports: explicit 20 of 20 at risk, dark-but-safe 3 of 100
+    at risk and 10 flagged. Two targets are not met here: indirect signs caught 0.815 (88 of
+    108) and ordinary entries flagged 6.9% (5 of 72, none at risk). Fewer than 88 caught, any
+    explicit entry not at risk, more than 5 ordinary flagged or any at risk fails."""
+    levels = _levels("writer_y.jsonl")
+    assert len(levels["indirect"]) == 108 and len(levels["benign_dark"]) == 100
+    assert levels["indirect"].count("concern") + levels["indirect"].count("risk") >= 88
+    assert _share(levels["explicit"], "risk") == 1.0
+    assert _share(levels["benign_dark"], "risk") <= 0.05
+    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
+    assert sum(level != "none" for level in levels["ordinary"]) <= 5
+    assert levels["ordinary"].count("risk") == 0
+
+
 def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
     """The crux set's held-out writers 05-08 (everyday entries about a hard day, none at risk,
     never fitted on): 28 of 160 flagged, 5 at risk, as docs/benchmarks.md reports. The 2%
