@@ -15,14 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from kg.extraction.candidates import (
-    PairCandidate,
-    Passage,
-    entity_features,
-    pair_candidates,
-    read_passage,
-)
+from kg.extraction.candidates import Passage, read_passage
 from kg.extraction.entity_types import resolve_type
+from kg.extraction.features import PairCandidate, entity_features, pair_candidates
 from kg.extraction.heuristic import HeuristicExtractor
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction
 

@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from kg.extraction.candidates import PairCandidate, Passage, entity_features, pair_candidates
+from kg.extraction.candidates import Passage
 from kg.extraction.candidates import read_passage as _read
+from kg.extraction.features import PairCandidate, entity_features, pair_candidates
 from kg.extraction.heuristic import HeuristicExtractor
 from kg.extraction.learned import WEIGHTS, Linear, Scorer, decide, pair_features
 from kg.extraction.scoring import ProseScore, load_items, score_prose
