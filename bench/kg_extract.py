@@ -41,7 +41,7 @@ django.setup()
 from kg.extraction import training  # noqa: E402
 from kg.extraction.heuristic import HeuristicExtractor  # noqa: E402
 from kg.extraction.learned import LearnedExtractor  # noqa: E402
-from kg.extraction.scoring import ProseScore, load_items, score, score_prose  # noqa: E402
+from kg.extraction.scoring import ProseScore, load_items, score, score_prose, total  # noqa: E402
 from kg.extraction.types import ExtractedEdge, ExtractedEntity, Extraction  # noqa: E402
 from kg.extraction.withheld import names_withheld  # noqa: E402
 
@@ -127,23 +127,13 @@ def _passage(items: list[dict], words: int = 120) -> str:
 
 def _withheld_score(files: tuple[str, ...]) -> ProseScore:
     """Each set scored with its own gold names withheld from the lists (leave-names-out)."""
-    total = ProseScore()
     extract = HeuristicExtractor().extract
+    scores = []
     for name in files:
         items = load_items(PROSE / name)
         with names_withheld(items):
-            got = score_prose(items, extract)
-        for attr in ("predicted", "fragments", "matched", "typed_right", "edges_matched",
-                     "related_right"):  # fmt: skip
-            setattr(total, attr, getattr(total, attr) + getattr(got, attr))
-        for part in ("entities", "edges"):
-            mine, theirs = getattr(total, part), getattr(got, part)
-            mine.tp, mine.fp, mine.fn = (
-                mine.tp + theirs.tp,
-                mine.fp + theirs.fp,
-                mine.fn + theirs.fn,
-            )
-    return total
+            scores.append(score_prose(items, extract))
+    return total(scores)
 
 
 def prose_figures(
@@ -238,7 +228,7 @@ def loso_section() -> list[str]:
         rows = [(name[4], fold) for name, fold in got.items()]
         both = ([x for _, (a, _) in rows for x in a], [x for _, (_, b) in rows for x in b])
         for label, (learned, rules) in [*rows, ("A-H pooled", both)]:
-            a, b = training.total(learned), training.total(rules)
+            a, b = total(learned), total(rules)
             lines.append(
                 f"| {label}{tag} | {a.entities.precision:.3f} / {a.entities.f1:.3f} | "
                 f"{b.entities.precision:.3f} / {b.entities.f1:.3f} | {a.edges.precision:.3f} / "

@@ -115,6 +115,29 @@ class ProseScore:
         return self.related_right / self.edges_matched if self.edges_matched else 1.0
 
 
+def total(scores: Iterable[ProseScore]) -> ProseScore:
+    """The scores of several sets as one: every count summed."""
+    out = ProseScore()
+    for got in scores:
+        for attr in (
+            "predicted",
+            "fragments",
+            "matched",
+            "typed_right",
+            "edges_matched",
+            "related_right",
+        ):
+            setattr(out, attr, getattr(out, attr) + getattr(got, attr))
+        for part in ("entities", "edges"):
+            mine, theirs = getattr(out, part), getattr(got, part)
+            mine.tp, mine.fp, mine.fn = (
+                mine.tp + theirs.tp,
+                mine.fp + theirs.fp,
+                mine.fn + theirs.fn,
+            )
+    return out
+
+
 def score_prose(
     items: Iterable[dict[str, Any]], extractor: Callable[[str], Extraction]
 ) -> ProseScore:

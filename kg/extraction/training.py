@@ -26,7 +26,7 @@ from kg.extraction.candidates import read_passage as _read
 from kg.extraction.features import PairCandidate, entity_features, pair_candidates
 from kg.extraction.heuristic import HeuristicExtractor
 from kg.extraction.learned import WEIGHTS, Linear, Scorer, decide, pair_features
-from kg.extraction.scoring import ProseScore, load_items, score_prose
+from kg.extraction.scoring import ProseScore, load_items, score_prose, total
 from kg.extraction.types import Extraction
 from kg.extraction.withheld import names_withheld
 
@@ -312,28 +312,6 @@ def gain_interval(folds: list[Fold], part: str, rounds: int = 2000) -> tuple[flo
         gains.append(f1(ta) - f1(tb))
     low, high = np.percentile(gains, [2.5, 97.5])
     return point, float(low), float(high)
-
-
-def total(scores: list[ProseScore]) -> ProseScore:
-    out = ProseScore()
-    for got in scores:
-        for attr in (
-            "predicted",
-            "fragments",
-            "matched",
-            "typed_right",
-            "edges_matched",
-            "related_right",
-        ):
-            setattr(out, attr, getattr(out, attr) + getattr(got, attr))
-        for part in ("entities", "edges"):
-            mine, theirs = getattr(out, part), getattr(got, part)
-            mine.tp, mine.fp, mine.fn = (
-                mine.tp + theirs.tp,
-                mine.fp + theirs.fp,
-                mine.fn + theirs.fn,
-            )
-    return out
 
 
 def line(label: str, s: ProseScore) -> str:
