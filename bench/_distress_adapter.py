@@ -225,7 +225,6 @@ def load() -> tuple[dict[str, Any], list[training.Example]]:
 def fold(k: int, seed: int, mode: str, rank: int) -> None:
     import torch
     from torch.nn import functional
-    from torch.nn.utils.rnn import pad_sequence
 
     torch.set_num_threads(1)
     store, entries = load()
@@ -285,27 +284,7 @@ def fold(k: int, seed: int, mode: str, rank: int) -> None:
                     x = torch.from_numpy(np.vstack([train[b].rows for b in batch]))
                 size = np.array([len(train[b].vectors) + 1 for b in batch])
                 logits = head(x)
-                scores = pad_sequence(
-                    list(torch.split(training._sign_scores(logits), size.tolist())),
-                    batch_first=True,
-                    padding_value=-torch.inf,
-                )
-                entry_score, top = scores.max(1)
-                y = sign[batch]
-                loss = functional.binary_cross_entropy_with_logits(
-                    entry_score, y, weight=torch.where(y > 0, 1.0, safe_weight)
-                )
-                owner = torch.repeat_interleave(torch.arange(len(batch)), torch.from_numpy(size))
-                per_row = functional.cross_entropy(logits, target[batch][owner], reduction="none")
-                starts = torch.from_numpy(np.concatenate([[0], np.cumsum(size)[:-1]]))
-                mean_row = (
-                    torch.zeros(len(batch)).index_add(0, owner, per_row)
-                    / torch.from_numpy(size).float()
-                )
-                category = torch.where(
-                    y > 0, per_row[starts + top], training.SAFE_SENTENCE_WEIGHT * mean_row
-                )
-                loss = loss + training.CATEGORY_WEIGHT * category.mean()
+                loss = training.entry_loss(logits, size, sign[batch], target[batch], safe_weight)
                 drawn = rng.choice(len(bank), size=training.BANK_BATCH, replace=False)
                 if layer.adapter:
                     bx = layer.rows(data, [int(bank[j]) for j in drawn], sentences=False)

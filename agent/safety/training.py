@@ -190,10 +190,38 @@ def _tensors(entries: list[Example]) -> _Tensors:
     )
 
 
-def _train(entries: list[Example], seed: int) -> Model:
+def entry_loss(logits: Any, size: np.ndarray, y: Any, targets: Any, safe_weight: Any) -> Any:
+    """The multiple-instance loss of a batch of entries, whose sentences' ``logits`` come in
+    runs of ``size``: an entry's sign is its highest sentence's score, and its category is
+    taught on that sentence for an entry with a sign, on every sentence (lightly) for a safe one.
+    """
     import torch
     from torch.nn import functional
     from torch.nn.utils.rnn import pad_sequence
+
+    scores = pad_sequence(
+        list(torch.split(_sign_scores(logits), size.tolist())),
+        batch_first=True,
+        padding_value=-torch.inf,
+    )
+    entry_score, top = scores.max(1)
+    loss = functional.binary_cross_entropy_with_logits(
+        entry_score, y, weight=torch.where(y > 0, 1.0, safe_weight)
+    )
+    owner = torch.repeat_interleave(torch.arange(len(size)), torch.from_numpy(size))
+    per_row = functional.cross_entropy(logits, targets[owner], reduction="none")
+    offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(size)[:-1]]))
+    top_row = per_row[offsets + top]
+    mean_row = torch.zeros(len(size)).index_add(0, owner, per_row) / torch.from_numpy(size).to(
+        torch.float32
+    )
+    category = torch.where(y > 0, top_row, SAFE_SENTENCE_WEIGHT * mean_row)
+    return loss + CATEGORY_WEIGHT * category.mean()
+
+
+def _train(entries: list[Example], seed: int) -> Model:
+    import torch
+    from torch.nn import functional
 
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
@@ -214,25 +242,7 @@ def _train(entries: list[Example], seed: int) -> Model:
             size = sizes[batch]
             picked = np.concatenate([np.arange(starts[i], starts[i] + sizes[i]) for i in batch])
             logits = head(x[picked])
-            scores = pad_sequence(
-                list(torch.split(_sign_scores(logits), size.tolist())),
-                batch_first=True,
-                padding_value=-torch.inf,
-            )
-            entry_score, top = scores.max(1)
-            y = sign[batch]
-            loss = functional.binary_cross_entropy_with_logits(
-                entry_score, y, weight=torch.where(y > 0, 1.0, safe_weight)
-            )
-            owner = torch.repeat_interleave(torch.arange(len(batch)), torch.from_numpy(size))
-            per_row = functional.cross_entropy(logits, target[batch][owner], reduction="none")
-            offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(size)[:-1]]))
-            top_row = per_row[offsets + top]
-            mean_row = torch.zeros(len(batch)).index_add(0, owner, per_row) / torch.from_numpy(
-                size
-            ).to(torch.float32)
-            category = torch.where(y > 0, top_row, SAFE_SENTENCE_WEIGHT * mean_row)
-            loss = loss + CATEGORY_WEIGHT * category.mean()
+            loss = entry_loss(logits, size, sign[batch], target[batch], safe_weight)
             drawn = torch.from_numpy(rng.choice(len(bank_y), size=BANK_BATCH, replace=False))
             loss = loss + functional.cross_entropy(
                 head(bank[drawn]), bank_y[drawn], weight=class_weight
