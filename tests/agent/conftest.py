@@ -55,6 +55,16 @@ def client(agent_cache: None, user: User) -> APIClient:
     return api
 
 
+@pytest.fixture
+def grok(openai_stub: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Any:
+    """The crux's chat model is the loopback OpenAI-wire server (Grok's settings point at it);
+    ``AGENT_CRUX_MODEL`` auto, so the agent asks it."""
+    settings.AGENT_CRUX_MODEL = "auto"
+    monkeypatch.setenv("GROK_API_KEY", "test-key")
+    monkeypatch.setenv("GROK_BASE_URL", openai_stub.base_url)
+    return openai_stub
+
+
 def load(name: str) -> list[dict[str, Any]]:
     path = SHARED / name if (SHARED / name).exists() else FIXTURES / name
     return [json.loads(line) for line in path.open() if line.strip()]

@@ -31,14 +31,6 @@ SPAN = "I can't say no to her."
 GOOD = "You keep saying yes to Tash, even at midnight, and then you're angry at yourself for it."
 
 
-@pytest.fixture
-def grok(openai_stub, monkeypatch, settings):
-    settings.AGENT_CRUX_MODEL = "auto"
-    monkeypatch.setenv("GROK_API_KEY", "test-key")
-    monkeypatch.setenv("GROK_BASE_URL", openai_stub.base_url)
-    return openai_stub
-
-
 def keys_asked(messages: list[dict[str, Any]]) -> list[str]:
     """The theme keys the agent asked the model for, first the confirmed one."""
     found = re.search(r"theme keys: ([a-z_, ]+)\.", messages[-1]["content"])

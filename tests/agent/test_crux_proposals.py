@@ -61,14 +61,6 @@ PROPOSALS = {
 }
 
 
-@pytest.fixture
-def grok(openai_stub, monkeypatch, settings):
-    settings.AGENT_CRUX_MODEL = "auto"
-    monkeypatch.setenv("GROK_API_KEY", "test-key")
-    monkeypatch.setenv("GROK_BASE_URL", openai_stub.base_url)
-    return openai_stub
-
-
 def answer(cruxes: list[tuple[str, str, list[str]]]) -> str:
     items = [{"theme": t, "text": x, "evidence_spans": s} for t, x, s in cruxes]
     return "```json\n" + json.dumps({"cruxes": items}) + "\n```"
