@@ -85,6 +85,10 @@ def entity_features(p: Passage, key: str) -> list[str]:
             f.append("sentence_first")
     if any(k in p.rule_edges for k in p.rule_edges if key in k):
         f.append("rule_edge_end")
+    if len(p.sentences) == 1:
+        # A lone sentence is another genre than prose: "The frontend uses React." names the
+        # frontend as a part of the system, where a passage would not count a bare role noun.
+        f += ["solo", f"solo|{p.origin[key]}", *(["solo|edge_end"] if "rule_edge_end" in f else [])]
     return f
 
 

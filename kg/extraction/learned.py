@@ -78,12 +78,14 @@ def decide(
     entity_conf: float = 0.7,
     edge_conf: float = 0.6,
 ) -> Extraction:
-    """The names and edges that clear their thresholds; an edge's ends are kept with it, and
+    """The names and edges that clear their thresholds; an edge stays only if both its ends
+    do (a rule's edge to a name the scorer refuses is a moderator's rejection twice over), and
     of a pair named both ways only the likelier direction stays."""
+    kept = {k for k, prob in entity_p.items() if prob >= scorer.entities.cut(p.origin[k] == "rule")}
     chosen: dict[tuple[str, str], tuple[float, PairCandidate]] = {}
     for cand, prob in zip(pairs, pair_p, strict=True):
         pair, back = (cand.source, cand.target), (cand.target, cand.source)
-        if prob < scorer.edges.cut(pair in p.rule_edges):
+        if prob < scorer.edges.cut(pair in p.rule_edges) or not set(pair) <= kept:
             continue
         if pair not in p.rule_edges and _said_otherwise(p, *pair):
             continue
@@ -91,9 +93,6 @@ def decide(
             continue
         chosen.pop(back, None)
         chosen[pair] = (prob, cand)
-    kept = {k for k, prob in entity_p.items() if prob >= scorer.entities.cut(p.origin[k] == "rule")}
-    for s, t in chosen:
-        kept |= {s, t}
     entities = [
         ExtractedEntity(
             p.names[k], p.rule_types.get(k) or resolve_type(p.names[k], None, p.text), entity_conf

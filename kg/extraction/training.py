@@ -36,7 +36,10 @@ TRAIN_SETS = tuple(f"set_{c}.jsonl" for c in "ABCDEFGHI")
 # The one-line development set is in every training run (never a held-out fold), so that the
 # scorer knows a bare sentence's relation when it sees one; its held-out twin stays a check.
 ONE_LINE = PROSE.parent / "kg_extract_dev.jsonl"
-ENTITY_PRECISION = 0.87  # the floor the entity threshold keeps on training predictions
+# The floor the entity threshold keeps on training predictions. Fresh prose has read 0.03-0.04
+# under the leave-one-set-out precision, so that figure must stay near 0.9 for fresh prose to
+# clear the 0.85 target (precision first: a name left out costs less than a junk candidate).
+ENTITY_PRECISION = 0.91
 EDGE_PRECISION = 0.66
 L2 = 1.0
 # The scorer keeps every edge the rules proposed and only adds edges: letting it drop them

@@ -82,3 +82,26 @@ def test_the_shipped_scorer_loads_with_both_models():
     assert isinstance(scorer.entities, Linear) and isinstance(scorer.edges, Linear)
     assert scorer.entities.weights and scorer.edges.weights
     assert 0.0 < scorer.edges.threshold < 1.0
+
+
+def test_an_edge_goes_when_the_scorer_refuses_one_of_its_ends():
+    from kg.extraction.candidates import read_passage
+    from kg.extraction.features import pair_candidates
+    from kg.extraction.heuristic import HeuristicExtractor
+    from kg.extraction.learned import Scorer, decide
+
+    text = (
+        "# quillpad\n\nquillpad is a note-taking app written in Kotlin. It keeps notes in "
+        "SQLite and syncs them with Nextcloud."
+    )
+    p = read_passage(text, HeuristicExtractor(max_entities=10_000, max_edges=10_000))
+    pairs = [c for c in pair_candidates(p, set(p.names)) if (c.source, c.target) in p.rule_edges]
+    assert any("sqlite" in (c.source, c.target) for c in pairs)
+    scorer = Scorer(Linear({}, 0.5, 0.5), Linear({}, 0.9, 0.0))
+    every = {k: 0.9 for k in p.names}
+    kept = decide(p, every, pairs, [1.0] * len(pairs), scorer)
+    assert any("sqlite" in (e.source.lower(), e.target.lower()) for e in kept.edges)
+    refused = decide(p, {**every, "sqlite": 0.1}, pairs, [1.0] * len(pairs), scorer)
+    assert refused.edges
+    assert not any("sqlite" in (e.source.lower(), e.target.lower()) for e in refused.edges)
+    assert "sqlite" not in {e.name.lower() for e in refused.entities}
