@@ -206,7 +206,10 @@ def test_heuristic_disabled_and_every_stage_failing_is_a_clear_error(settings, c
 def test_heuristic_caps_apply(settings):
     settings.IV_HEURISTIC_MAX_ENTITIES = 2
     settings.IV_HEURISTIC_MAX_EDGES = 1
-    result = extract("The web app uses Redis, Kafka and Postgres. The worker calls Stripe.")
+    # Named ends: the scorer stages no edge to a bare "the web app" in a passage.
+    result = extract(
+        "# Ledgerly\n\nLedgerly uses Redis and Postgres. The export worker calls Stripe."
+    )
     assert len(result.entities) == 2
     assert len(result.edges) == 1
     assert {e.confidence for e in result.entities} == {0.7}
