@@ -17,7 +17,7 @@ query, value, attention output and both feed-forward products; layer 6 is run ov
 layer-5 states, so the sentences' layer-6 block moves with the adapter while layers 2 and 4
 stay as they were. ``control`` is the same without the adapter (the head trained as long).
 The group is then read by the result and ``curve`` gives, from the three groups' readings
-(the entry reading fitted out of fold as in ``training.entry_chances``), indirect signs caught
+(the entry reading fitted out of fold as in ``choosing.entry_chances``), indirect signs caught
 at ordinary entries flagged at most 2, 3, 5 and 10%, and what the threshold rule picks.
 Each ``fold`` runs on one thread (several can run at once); a ``lora`` run took 12 to 20
 minutes on the shared machine. ``--rank`` sets R (4).
@@ -37,7 +37,7 @@ from typing import Any
 import distress  # sets Django up and gives the training writers and their folds
 import numpy as np
 
-from agent.safety import semantic, training
+from agent.safety import choosing, semantic, training
 from agent.safety.patterns import explicit_match
 
 WORK = Path(os.environ.get("DISTRESS_ADAPTER_WORK", "/tmp/dx"))  # the cache and each run
@@ -311,7 +311,7 @@ def fold(k: int, seed: int, mode: str, rank: int) -> None:
                 rows = layer.rows(data, [int(i)]).numpy()
             e = training.Example(e.writer, e.label, e.category, rows[:-1], rows[-1])
         features[int(i)] = semantic.entry_features(model, model.logits(e.rows))
-        categories[int(i)] = training.read(model, e)[1]
+        categories[int(i)] = choosing.read(model, e)[1]
     result = {"features": features, "categories": categories, "seconds": seconds}
     (WORK / f"oof_{mode}_{k}_{seed}.pkl").write_bytes(pickle.dumps(result))
 
@@ -334,7 +334,7 @@ def curve(runs: list[str]) -> None:
         held = [
             np.array([i for i, e in enumerate(entries) if e.writer in g]) for g in distress.FOLDS
         ]
-        chances, _ = training.entry_chances(entries, training.OutOfFold(features, categories, held))
+        chances, _ = choosing.entry_chances(entries, choosing.OutOfFold(features, categories, held))
         # The most caught with at most the bound's share of ordinary entries flagged: every
         # chance above the ordinary entries' own at that rank (explicit ones are always flagged).
         safe = np.sort(chances[ordinary & ~explicit])[::-1]
@@ -344,7 +344,7 @@ def curve(runs: list[str]) -> None:
             flagged = explicit | (chances > safe[rank])
             caught.append(f"{flagged[indirect].mean():.3f}")
         urgent = np.array([c in semantic.URGENT for c in categories])
-        params = training.thresholds(entries, chances, urgent, explicit)
+        params = choosing.thresholds(entries, chances, urgent, explicit)
         flagged = explicit | (chances >= params.concern)
         print(
             f"{run:10s} {' '.join(caught)}   {params.concern:.2f}: caught "

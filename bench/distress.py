@@ -40,7 +40,7 @@ django.setup()
 
 import numpy as np  # noqa: E402
 
-from agent.safety import assess, semantic, training  # noqa: E402
+from agent.safety import assess, choosing, semantic, training  # noqa: E402
 from agent.safety.patterns import explicit_match  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "agent" / "fixtures" / "distress"
@@ -180,7 +180,7 @@ def fit(workers: int = 1, out: Path = semantic.MODEL_PATH, cache: Path | None = 
     ]
     patterns = [explicit_match(i["text"]) for i in items]
     explicit = np.array([p is not None for p in patterns])
-    model, params, chances, categories = training.fit(entries, explicit, workers, FOLDS)
+    model, params, chances, categories = choosing.fit(entries, explicit, workers, FOLDS)
     found: Found = []
     for chance, category, pattern in zip(chances, categories, patterns, strict=True):
         if pattern:  # the patterns come first, as in assess

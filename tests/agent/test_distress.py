@@ -357,9 +357,10 @@ def test_an_urgent_category_by_meaning_is_a_risk_only_at_the_bar() -> None:
 
 
 def test_the_risk_bar_is_the_lowest_that_keeps_safe_entries_off_risk() -> None:
-    """training.risk_bar: the lowest bar at which ordinary and dark-but-safe entries at risk by
+    """choosing.risk_bar: the lowest bar at which ordinary and dark-but-safe entries at risk by
     meaning are 1% or fewer each; a pattern's own false hit is no reason to raise it."""
-    from agent.safety.training import Example, risk_bar
+    from agent.safety.choosing import risk_bar
+    from agent.safety.training import Example
 
     def entries(label: str, n: int) -> list[Example]:
         return [Example("w", label, label, np.zeros((1, 1)), np.zeros(1)) for _ in range(n)]
@@ -403,7 +404,7 @@ def test_the_shipped_model_reads_entries_with_its_entry_reading(tmp_path: Path) 
 def test_the_entry_reading_is_fitted_to_the_labels() -> None:
     """fit_entry (logistic regression by Newton's method) learns which way a feature points
     and gives the same weights on every run."""
-    from agent.safety.training import fit_entry
+    from agent.safety.choosing import fit_entry
 
     rng = np.random.default_rng(1)
     features = rng.normal(size=(400, 3)).astype(np.float32)
