@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from kg.extraction.gazetteer import AMBIGUOUS_LOWER, CAPITALISED_TYPES, KNOWN_TYPES
-from kg.extraction.lexicon import DETERMINERS
+from kg.extraction.lexicon import DETERMINERS, VERB_PATTERNS
 from kg.extraction.nouns import english_word
 from kg.extraction.scoring import GENERIC_NOUNS, is_fragment
 
@@ -139,9 +139,38 @@ def refused(name: str) -> bool:
         return _verb_form(low)  # "flashed", "caching"; not "tinyfeed"
     if words[0] in _UNITS or low in DETERMINERS:
         return True  # "TB Zarr" (a size before a name), "The"
+    if all(w in _CALENDAR or (w.endswith("s") and w[:-1] in _CALENDAR) for w in words):
+        return True  # "Tuesday", "Mondays": a date, never a name
+    if _DATE_OR_TIME.fullmatch(name):
+        return True  # "Q4", "UTC+13"
+    if len(words) > 1 and words[0] in _NUMBERED and _VERSION.fullmatch(words[1]):
+        return True  # "Release 4.6 of Wardroom", "Devlog 14": a version or an issue, labelled
+    if any(w in _SEPARATORS for w in words):
+        return True  # "Changelog — Pantry", "daily_rollup | 02": a heading's or a table's marks
     if len(words) == 2 and words[1].isdigit() and known_type(name.split()[0]) is None:
         return _generic(words[0]) or english_word(words[0])  # "version 5", "Table 2", "API 34"
     return len(name) > 60
+
+
+# A relation's verb opening a line before a name ("Requires PyTorch 2.3"); not one a noun's
+# plural spells too ("Streams", "Logs").
+_VERBS_S = {
+    w
+    for w in (p.words[0] for p in VERB_PATTERNS)
+    if w.endswith("s") and len(w) > 3 and not english_word(w)
+}
+_SEPARATORS = {"-", "--", "—", "–", "|", "·", "•", "»", "→", "::"}  # noqa: RUF001
+_CALENDAR = {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+    "february", "march", "april", "june", "july", "august", "september", "october",
+    "november", "december", "weekday", "weekend",
+}  # fmt: skip
+_DATE_OR_TIME = re.compile(r"Q[1-4](?:\s+'?\d{2,4})?|(?:UTC|GMT)\s*[+\-−]\s*\d{1,2}(?::\d{2})?")  # noqa: RUF001
+# Words that only label a version or an issue when a number follows them.
+_NUMBERED = {
+    "release", "version", "devlog", "changelog", "episode", "chapter", "week", "day",
+    "sprint", "milestone", "iteration", "round", "session",
+}  # fmt: skip
 
 
 _COMPOUND_ADJECTIVE = re.compile(
@@ -217,7 +246,7 @@ def clean(surface: str) -> str | None:
     # A leading verb form from the start of a sentence: "Leaving Brightwave", "Asked Priyanka".
     if (
         len(words) > 1
-        and re.fullmatch(r"[A-Z][a-z]+(?:ed|ing)", words[0])
+        and (re.fullmatch(r"[A-Z][a-z]+(?:ed|ing)", words[0]) or words[0].lower() in _VERBS_S)
         and words[0].lower() not in KNOWN_TYPES
         and not _generic(" ".join(words[1:]))
         and words[1][:1].isupper()

@@ -90,3 +90,19 @@ def test_an_error_code_or_a_person_completes_no_relation():
         "Releases are handled by Kasia Nowak."
     )
     assert not any(target in ("AccessDenied", "Kasia Nowak") for _, target in edges)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## Mondays\n\nThe sync job runs on Fridays and posts to Zulip.",
+        "Q4 planning: the billing team moves invoices to Quorvex by UTC+13 midnight.",
+        "Release 4.6 of Trindle2 is out. Requires ZentaDB 2.3 and flimbo.",
+    ],
+)
+def test_dates_labelled_versions_and_a_leading_verb_are_no_names(text):
+    names, _ = _run(text)
+    low = {n.lower() for n in names}
+    for bad in ("mondays", "fridays", "q4", "utc+13", "release 4.6 of trindle2"):
+        assert bad not in low, names
+    assert not any(n.lower().startswith("requires") for n in names), names
