@@ -82,7 +82,10 @@ def entity_features(p: Passage, key: str) -> list[str]:
         if after in KIND_NOUNS or after in HEAD_TYPES:
             f.append("kind_next")
         if m.first == 0:
-            f.append("sentence_first")
+            # A capitalised English word opening a sentence is capitalised by its place, not
+            # by being a name ("Installation is through …", "Builds now run on …").
+            lex = _lex(words[0].lower()) if len(words) == 1 else "many"
+            f += ["sentence_first", f"first|{_shape(words[0])}|{lex}|{p.origin[key]}"]
     if any(k in p.rule_edges for k in p.rule_edges if key in k):
         f.append("rule_edge_end")
     if len(p.sentences) == 1:
