@@ -42,8 +42,8 @@ ONE_LINE = PROSE.parent / "kg_extract_dev.jsonl"
 ENTITY_PRECISION = 0.91
 EDGE_PRECISION = 0.66
 L2 = 1.0
-# The scorer keeps every edge the rules proposed and only adds edges: letting it drop them
-# too gave the same leave-one-set-out figures (edge F1 0.539 against 0.535 over A-H, 0.390 on
+# The pair scorer keeps every edge the rules proposed (if the entity scorer keeps both ends:
+# ``learned.decide``) and only adds edges: letting it drop them by its own score too gave the same leave-one-set-out figures (edge F1 0.539 against 0.535 over A-H, 0.390 on
 # H both ways) but lost the one-line held-out set's coordinations (edge F1 0.909).
 VETO_RULE_EDGES = False
 # What an added edge must reach by itself on held-out predictions: the edge precision target.
