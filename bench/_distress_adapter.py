@@ -216,7 +216,9 @@ class Layer6:
 def load() -> tuple[dict[str, Any], list[training.Example]]:
     store = pickle.loads((WORK / "h5cache.pkl").read_bytes())
     entries = [
-        training.Example(i["writer"], i["label"], i["category"], d["sentences"], d["whole"])
+        training.Example(
+            i["writer"], i["label"], i["category"], d["sentences"], d["whole"], i["text"]
+        )
         for i, d in zip(store["items"], store["data"], strict=False)
     ]
     return store, entries
@@ -309,8 +311,8 @@ def fold(k: int, seed: int, mode: str, rank: int) -> None:
         if layer.adapter:
             with torch.no_grad():
                 rows = layer.rows(data, [int(i)]).numpy()
-            e = training.Example(e.writer, e.label, e.category, rows[:-1], rows[-1])
-        features[int(i)] = semantic.entry_features(model, model.logits(e.rows))
+            e = training.Example(e.writer, e.label, e.category, rows[:-1], rows[-1], e.text)
+        features[int(i)] = semantic.entry_features(model, model.logits(e.rows), e.text)
         categories[int(i)] = choosing.read(model, e)[1]
     result = {"features": features, "categories": categories, "seconds": seconds}
     (WORK / f"oof_{mode}_{k}_{seed}.pkl").write_bytes(pickle.dumps(result))

@@ -2,6 +2,7 @@
 
     python bench/distress.py            # held-out figures, per category, and the cost
     python bench/distress.py --fit      # fit agent/safety/model.npz on the training writers
+    python bench/distress.py --fit --lexical  # the same with the lexical reader beside the head
 
 The development set (tests/agent/fixtures/distress/) has one file per writer, each written
 separately from the public warning-sign categories. Writers B, J, P and T are held out: they are
@@ -171,16 +172,21 @@ def read_all(texts: list[str], cache: Path | None) -> list[semantic.Reading]:
     return [store[t] for t in texts]
 
 
-def fit(workers: int = 1, out: Path = semantic.MODEL_PATH, cache: Path | None = None) -> None:
+def fit(
+    workers: int = 1,
+    out: Path = semantic.MODEL_PATH,
+    cache: Path | None = None,
+    lexical: bool = False,
+) -> None:
     items = training_items()
     readings = read_all([i["text"] for i in items], cache)
     entries = [
-        training.Example(i["writer"], i["label"], i["category"], r.sentences, r.whole)
+        training.Example(i["writer"], i["label"], i["category"], r.sentences, r.whole, i["text"])
         for i, r in zip(items, readings, strict=True)
     ]
     patterns = [explicit_match(i["text"]) for i in items]
     explicit = np.array([p is not None for p in patterns])
-    model, params, chances, categories = choosing.fit(entries, explicit, workers, FOLDS)
+    model, params, chances, categories = choosing.fit(entries, explicit, workers, FOLDS, lexical)
     found: Found = []
     for chance, category, pattern in zip(chances, categories, patterns, strict=True):
         if pattern:  # the patterns come first, as in assess
@@ -303,6 +309,11 @@ def main() -> None:
         "--workers", type=int, default=1, help="processes for the out-of-fold heads (--fit)"
     )
     parser.add_argument(
+        "--lexical",
+        action="store_true",
+        help="fit the lexical reader beside the head (--fit; not in the shipped model)",
+    )
+    parser.add_argument(
         "--writers",
         nargs="+",
         metavar="LETTER",
@@ -310,7 +321,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.fit:
-        fit(args.workers, args.out, args.cache)
+        fit(args.workers, args.out, args.cache, args.lexical)
         return
     if not args.held_out_only:
         train = training_items()

@@ -6,8 +6,10 @@ Each group of training writers (``folds``) is read by a head trained without it
 reading** (``semantic.Entry``) is fitted on those readings (``fit_entry``); **the threshold**
 on chances from entry readings fitted without the entry's group (``entry_chances``,
 ``thresholds``); then, on the same chances, **the risk bar**, the higher chance at which a
-detection of an urgent category is a risk (``risk_bar``). ``fit`` does all of it and trains
-the shipped head on every training writer beside the out-of-fold ones.
+detection of an urgent category is a risk (``risk_bar``). With ``lexical``, the lexical
+reader (``agent.safety.lexical``) is fitted on the same folds (``lexical_out_of_fold``): its
+out-of-fold score is the entry reading's last feature. ``fit`` does all of it and trains the
+shipped head (and lexical reader) on every training writer beside the out-of-fold ones.
 """
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agent.safety.lexical import Lexical, vocabulary
 from agent.safety.semantic import URGENT, Entry, Model, Params, entry_features, judge
 from agent.safety.training import NEGATIVE, SEED, Example, train
 
 ENTRY_PENALTY = 1.0  # the entry reading's L2 penalty on its (standardised) weights
+# The lexical reader's inverse L2 penalty, compared out of fold on the training writers (area
+# under the curve 0.948 at 3, 0.950 at 10 and 30).
+LEXICAL_C = 10.0
 
 
 def folds(entries: list[Example], groups: tuple[tuple[str, ...], ...] = ()) -> list[np.ndarray]:
@@ -40,7 +46,7 @@ def read(m: Model, entry: Example) -> tuple[float, str | None]:
     """An entry's chance of a sign and its category, as ``semantic.read`` reads it."""
     if not len(entry.vectors):
         return 0.0, None
-    return judge(m, entry.vectors, entry.whole)
+    return judge(m, entry.vectors, entry.whole, entry.text)
 
 
 _POOL_ENTRIES: list[Example] = []
@@ -98,9 +104,54 @@ def out_of_fold(
         for i in held:
             entry = entries[i]
             if len(entry.vectors):
-                features[i] = entry_features(head, head.logits(entry.rows))
+                features[i] = entry_features(head, head.logits(entry.rows), entry.text)
                 categories[i] = read(head, entry)[1]
     return OutOfFold(features, categories, held_out), whole
+
+
+def fit_lexical(texts: list[str], sign: np.ndarray) -> Lexical:
+    """The lexical reader on ``texts``: its vocabulary, and a logistic regression of the sign
+    on their TF-IDF vectors, the two labels weighted alike (scikit-learn, which
+    sentence-transformers brings; only here, never in a request)."""
+    from scipy.sparse import csr_matrix
+    from sklearn.linear_model import LogisticRegression
+
+    index, idf = vocabulary(texts)
+    reader = Lexical(index, idf, np.zeros(len(idf)), 0.0)
+    rows, cols, values = [], [], []
+    for r, text in enumerate(texts):
+        c, v = reader.columns(text)
+        rows.append(np.full(len(c), r))
+        cols.append(c)
+        values.append(v)
+    x = csr_matrix(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(len(texts), len(idf)),
+    )
+    model = LogisticRegression(C=LEXICAL_C, class_weight="balanced", max_iter=3000)
+    model.fit(x, sign)
+    weights = model.coef_[0].astype(np.float32)
+    return Lexical(index, idf.astype(np.float32), weights, float(model.intercept_[0])).rounded()
+
+
+def lexical_out_of_fold(entries: list[Example], held_out: list[np.ndarray]) -> np.ndarray:
+    """Each entry's lexical score from a reader fitted without its fold."""
+    scores = np.zeros(len(entries))
+    sign = np.array([e.sign for e in entries])
+    for held in held_out:
+        others = np.setdiff1d(np.arange(len(entries)), held)
+        reader = fit_lexical([entries[i].text for i in others], sign[others])
+        scores[held] = [reader.score(entries[i].text) for i in held]
+    return scores
+
+
+def with_lexical(oof: OutOfFold, scores: np.ndarray) -> OutOfFold:
+    """``oof`` with each entry's out-of-fold lexical score as one more feature, the last."""
+    features = [
+        None if f is None else np.append(f, np.float32(s))
+        for f, s in zip(oof.features, scores, strict=True)
+    ]
+    return OutOfFold(features, oof.categories, oof.held_out)
 
 
 def fit_entry(features: np.ndarray, sign: np.ndarray) -> Entry:
@@ -223,14 +274,32 @@ def fit(
     explicit: np.ndarray,
     workers: int = 1,
     groups: tuple[tuple[str, ...], ...] = (),
+    lexical: bool = False,
 ) -> tuple[Model, Params, np.ndarray, list[str | None]]:
-    """The shipped model (the head and its entry reading) and threshold, and the out-of-fold
-    chances and categories the threshold was chosen on."""
+    """The shipped model (the head, its entry reading and, with ``lexical``, the lexical
+    reader) and threshold, and the out-of-fold chances and categories the threshold was chosen
+    on."""
     oof, head = out_of_fold(entries, SEED, workers, groups, full=True)
     assert head is not None
+    return finish(entries, explicit, oof, head, lexical)
+
+
+def finish(
+    entries: list[Example],
+    explicit: np.ndarray,
+    oof: OutOfFold,
+    head: Model,
+    lexical: bool = False,
+) -> tuple[Model, Params, np.ndarray, list[str | None]]:
+    """``fit`` once the heads are trained: the lexical reader (with ``lexical``), the entry
+    reading, the threshold and the bar."""
+    reader = None
+    if lexical:
+        oof = with_lexical(oof, lexical_out_of_fold(entries, oof.held_out))
+        reader = fit_lexical([e.text for e in entries], np.array([e.sign for e in entries]))
     chances, reading = entry_chances(entries, oof)
     urgent = np.array([c in URGENT for c in oof.categories])
     params = thresholds(entries, chances, urgent, explicit)
     bar = risk_bar(entries, chances, urgent, explicit, params.concern)
     params = Params(concern=params.concern, risk=bar)
-    return head.with_entry(reading), params, chances, oof.categories
+    return head.with_entry(reading, reader), params, chances, oof.categories

@@ -9,10 +9,12 @@ the everyday sentences of ``neutral.json``; and the training writers' dark-but-s
 and hard-day entries). A sentence's **sign score** is how much likelier any category is than
 any safe class (log odds). The **entry reading** (``Entry``, a logistic regression over
 ``entry_features``: the highest sentence scores, the whole text read as one sentence, how much
-of the entry reads like an ordinary hard day, the chance of each category) turns what the head
-says of every sentence into the entry's chance of a sign, so one harsh sentence in an ordinary
-entry about a hard day needs support from the rest (multiple-instance learning trains the head:
-one sentence is enough to show a sign, and a label says that a sign is there, not where).
+of the entry reads like an ordinary hard day, the chance of each category, and, in a model
+that has one, the lexical reader's log odds of a sign from the entry's own words:
+``agent.safety.lexical``) turns what the head says of every sentence into the entry's chance
+of a sign, so one harsh sentence in an ordinary entry about a hard day needs support from the
+rest (multiple-instance learning trains the head: one sentence is enough to show a sign, and a
+label says that a sign is there, not where).
 
 A detection needs the entry's chance of a sign at ``Params.concern``. Its category is the one
 that any of its sentences reads most like (the head's highest probability of a category in any
@@ -33,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agent.safety.lexical import Lexical
 from legacymind.providers.embeddings import local_provider
 from legacymind.providers.embeddings.local import TokenReading
 
@@ -103,7 +106,8 @@ class Entry:
 @dataclass(frozen=True)
 class Model:
     """The sentence head: DIM -> hidden (GELU, tanh form) -> one logit per class; and, when
-    fitted, the entry reading over what the head says of every sentence (``Entry``)."""
+    fitted, the entry reading over what the head says of every sentence and the lexical
+    reader's score of the entry's words (``Entry``, ``Lexical``)."""
 
     hidden_weights: np.ndarray  # (DIM, hidden)
     hidden_bias: np.ndarray  # (hidden,)
@@ -111,6 +115,8 @@ class Model:
     out_bias: np.ndarray  # (classes,)
     classes: tuple[str, ...]  # CATEGORIES first, in that order; then the safe classes
     entry: Entry | None = None
+    # Only beside an entry reading, which then weighs its score as one more feature.
+    lexical: Lexical | None = None
 
     def logits(self, vectors: np.ndarray) -> np.ndarray:
         """(rows, classes) for (rows, DIM) sentence vectors. The products are numpy's own loops
@@ -123,7 +129,7 @@ class Model:
         out = np.einsum("ij,jk->ik", h, self.out_weights, optimize=False)
         return np.asarray(out + self.out_bias)
 
-    def with_entry(self, entry: Entry | None) -> Model:
+    def with_entry(self, entry: Entry | None, lexical: Lexical | None = None) -> Model:
         return Model(
             self.hidden_weights,
             self.hidden_bias,
@@ -131,6 +137,7 @@ class Model:
             self.out_bias,
             self.classes,
             entry,
+            lexical,
         ).rounded()
 
     def save(self, path: Path) -> None:
@@ -146,6 +153,8 @@ class Model:
         if self.entry is not None:
             for name in ("centre", "scale", "weights", "bias"):
                 arrays[f"entry_{name}"] = getattr(self.entry, name).astype(np.float16)
+        if self.lexical is not None:
+            arrays.update(self.lexical.arrays())
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
             for name, array in arrays.items():
                 member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
@@ -172,6 +181,7 @@ class Model:
             half(self.out_bias),
             self.classes,
             entry,
+            None if self.lexical is None else self.lexical.rounded(),
         )
 
     @classmethod
@@ -180,11 +190,16 @@ class Model:
             classes = tuple(str(c) for c in data["classes"])
             if classes[: len(CATEGORIES)] != CATEGORIES:
                 raise ValueError(f"{path}: the categories must come first, in CATEGORIES order")
-            entry = None
+            entry, lexical = None, None
             if "entry_weights" in data.files:
                 entry = Entry(*(data[f"entry_{n}"] for n in ("centre", "scale", "weights", "bias")))
-                if len(entry.weights) != len(FEATURES):
-                    raise ValueError(f"{path}: the entry reading needs {len(FEATURES)} weights")
+                if "lexical_terms" in data.files:
+                    lexical = Lexical.from_arrays(
+                        {n: data[n] for n in data.files if "lexical_" in n}
+                    )
+                needs = len(FEATURES) + (lexical is not None)
+                if len(entry.weights) != needs:
+                    raise ValueError(f"{path}: the entry reading needs {needs} weights")
             return cls(
                 data["hidden_weights"],
                 data["hidden_bias"],
@@ -192,6 +207,7 @@ class Model:
                 data["out_bias"],
                 classes,
                 entry,
+                lexical,
             ).rounded()
 
 
@@ -240,6 +256,7 @@ def pool(reading: TokenReading, parts: list[tuple[int, int]]) -> np.ndarray:
 class Reading:
     sentences: np.ndarray  # (n, d): every sentence of every text, each in its text's context
     whole: np.ndarray  # (d,): each text read as one sentence, averaged
+    text: str = ""  # the texts, one a paragraph, for the lexical reader
 
 
 def read_texts(texts: list[str]) -> Reading:
@@ -247,12 +264,13 @@ def read_texts(texts: list[str]) -> Reading:
     text's embedding for the agent: reading an entry and embedding it cost one pass)."""
     texts = [t for t in texts if spans(t)]
     if not texts:
-        return Reading(np.zeros((0, DIM), np.float32), np.zeros(DIM, np.float32))
+        return Reading(np.zeros((0, DIM), np.float32), np.zeros(DIM, np.float32), "")
     readings = local_provider().read_tokens(texts, layers=LAYERS)
     pairs = list(zip(readings, texts, strict=True))
     return Reading(
         sentences=np.vstack([pool(r, spans(t)) for r, t in pairs]),
         whole=np.vstack([pool(r, [(0, len(t))]) for r, t in pairs]).mean(axis=0),
+        text="\n\n".join(texts),
     )
 
 
@@ -294,11 +312,14 @@ FEATURES = (
     "near_top",  # the share of sentences within one unit of the highest score
     *(f"most_{c}" for c in CATEGORIES),  # log of the highest chance of each category, any row
 )
+# With a lexical reader, the entry reading weighs its log odds of a sign (``Lexical.score``)
+# after these.
 _FLOOR = 1e-6
 
 
-def entry_features(m: Model, logits: np.ndarray) -> np.ndarray:
-    """(FEATURES,) from the head's logits of an entry's rows: its sentences, then the whole."""
+def entry_features(m: Model, logits: np.ndarray, text: str) -> np.ndarray:
+    """(FEATURES,) from the head's logits of an entry's rows (its sentences, then the whole),
+    then, when the model has a lexical reader, its score of the entry's ``text``."""
     scores = sign_scores(logits)
     sentences, whole = scores[:-1], float(scores[-1])
     ranked = np.sort(sentences)[::-1]
@@ -321,20 +342,23 @@ def entry_features(m: Model, logits: np.ndarray) -> np.ndarray:
         float((sentences > top3[0] - 1.0).mean()),
         *np.log(p[:, : len(CATEGORIES)].max(axis=0) + _FLOOR),
     ]
+    if m.lexical is not None:
+        values.append(m.lexical.score(text))
     return np.asarray(values, dtype=np.float32)
 
 
-def judge(m: Model, sentences: np.ndarray, whole: np.ndarray) -> tuple[float, str]:
+def judge(m: Model, sentences: np.ndarray, whole: np.ndarray, text: str) -> tuple[float, str]:
     """The entry's chance of a sign and its category: the one that any of its sentences reads
     most like (the highest probability of a category in any row). The chance is the entry
-    reading's (``Entry``) when the model has one; otherwise the logistic of the highest
-    sentence score, the whole text counting as one more sentence."""
+    reading's (``Entry``, over the head's rows and the lexical reader's score of ``text``)
+    when the model has one; otherwise the logistic of the highest sentence score, the whole
+    text counting as one more sentence."""
     logits = m.logits(np.vstack([sentences, whole[None, :]]))
     odds = np.exp(logits - logits.max(axis=1, keepdims=True))
     probabilities = odds / odds.sum(axis=1, keepdims=True)
     category = CATEGORIES[int(probabilities[:, : len(CATEGORIES)].max(axis=0).argmax())]
     if m.entry is not None:
-        return m.entry.chance(entry_features(m, logits)), category
+        return m.entry.chance(entry_features(m, logits, text)), category
     top = float(sign_scores(logits).max())
     return float(1.0 / (1.0 + np.exp(-top))), category
 
@@ -353,7 +377,7 @@ def read(reading: Reading, m: Model, params: Params = PARAMS) -> tuple[str, str 
     """(level, category) of everything the writer wrote."""
     if not len(reading.sentences):
         return "none", None
-    return decide(*judge(m, reading.sentences, reading.whole), params)
+    return decide(*judge(m, reading.sentences, reading.whole, reading.text), params)
 
 
 def assess(texts: list[str], params: Params = PARAMS) -> tuple[str, str | None]:

@@ -64,6 +64,7 @@ class Example:
     category: str
     vectors: np.ndarray  # its sentences
     whole: np.ndarray  # the entry read as one sentence
+    text: str = ""  # what the lexical reader reads
 
     @property
     def sign(self) -> bool:

@@ -391,14 +391,80 @@ def test_the_shipped_model_reads_entries_with_its_entry_reading(tmp_path: Path) 
     assert m.entry is not None and len(m.entry.weights) == len(semantic.FEATURES)
     reading = semantic.read_texts([UNSEEN["burden"][0]])
     logits = m.logits(np.vstack([reading.sentences, reading.whole[None, :]]))
-    features = semantic.entry_features(m, logits)
-    chance, _ = semantic.judge(m, reading.sentences, reading.whole)
+    features = semantic.entry_features(m, logits, reading.text)
+    chance, _ = semantic.judge(m, reading.sentences, reading.whole, reading.text)
     assert chance == pytest.approx(m.entry.chance(features))
     m.save(tmp_path / "model.npz")
     again = semantic.Model.load(tmp_path / "model.npz")
-    assert semantic.judge(again, reading.sentences, reading.whole) == semantic.judge(
-        m, reading.sentences, reading.whole
+    assert semantic.judge(again, reading.sentences, reading.whole, reading.text) == semantic.judge(
+        m, reading.sentences, reading.whole, reading.text
     )
+
+
+def test_a_lexical_reader_is_one_more_feature_of_the_entry_reading(tmp_path: Path) -> None:
+    """A model with a lexical reader (``bench/distress.py --fit --lexical``) reads the entry's
+    words as the entry reading's last feature; written and read back, it decides alike; an
+    entry reading of the wrong length for it is refused."""
+    from agent.safety.choosing import fit_lexical
+
+    texts = [f"{w} the passwords for my sister" for w in ("wrote down", "left out", "sorted")]
+    texts += [f"{w} the laundry for my sister" for w in ("did", "folded", "sorted")]
+    reader = fit_lexical(texts, np.array([True] * 3 + [False] * 3))
+    m = semantic.model()
+    assert m.entry is not None
+    n = len(semantic.FEATURES)
+    entry = semantic.Entry(
+        np.append(m.entry.centre, 0.0),
+        np.append(m.entry.scale, 1.0),
+        np.append(np.zeros(n), 1.0).astype(np.float32),
+        np.zeros(1, np.float32),
+    )
+    lexical = m.with_entry(entry, reader)
+    reading = semantic.read_texts(["Wrote down the passwords for my sister tonight."])
+    logits = lexical.logits(np.vstack([reading.sentences, reading.whole[None, :]]))
+    features = semantic.entry_features(lexical, logits, reading.text)
+    assert len(features) == n + 1
+    assert features[-1] == pytest.approx(lexical.lexical.score(reading.text)) and features[-1] > 0
+    chance, _ = semantic.judge(lexical, reading.sentences, reading.whole, reading.text)
+    assert chance == pytest.approx(1 / (1 + np.exp(-features[-1])), rel=1e-3)
+    lexical.save(tmp_path / "lexical.npz")
+    again = semantic.Model.load(tmp_path / "lexical.npz")
+    assert again.lexical is not None and again.lexical.vocabulary == reader.vocabulary
+    assert semantic.judge(again, reading.sentences, reading.whole, reading.text)[0] == chance
+    m.with_entry(m.entry, reader).save(tmp_path / "wrong.npz")
+    with pytest.raises(ValueError, match="weights"):
+        semantic.Model.load(tmp_path / "wrong.npz")
+
+
+def test_the_lexical_reader_learns_words_and_pairs_of_words() -> None:
+    """fit_lexical: a logistic regression over an entry's words and adjacent pairs (TF-IDF)
+    learns which words point to a sign; the same texts give the same weights; written at half
+    precision and read back, it scores alike."""
+    from agent.safety.choosing import fit_lexical
+    from agent.safety.lexical import Lexical, terms
+
+    assert terms("Last time. Last time\u2019s over") == {
+        "last": 2,
+        "time": 1,
+        "time's": 1,
+        "over": 1,
+        "last time": 1,
+        "time last": 1,
+        "last time's": 1,
+        "time's over": 1,
+    }
+    ends = ("today", "tonight", "at last", "quietly")
+    signs = [f"sorted the {w} and the passwords, {e}" for w in ("insurance", "will") for e in ends]
+    safe = [f"sorted the {w} and the laundry, {e}" for w in ("garden", "kitchen") for e in ends]
+    sign = np.array([True] * len(signs) + [False] * len(safe))
+    reader = fit_lexical(signs + safe, sign)
+    assert reader.score("wrote down the passwords for my sister") > 0
+    assert reader.score("did the laundry for my sister") < 0
+    assert reader.score("") == pytest.approx(reader.bias)
+    assert np.array_equal(fit_lexical(signs + safe, sign).weights, reader.weights)
+    again = Lexical.from_arrays(reader.arrays())
+    both = "the passwords and the laundry"
+    assert again.score(both) == reader.score(both)
 
 
 def test_the_entry_reading_is_fitted_to_the_labels() -> None:

@@ -71,7 +71,9 @@ def test_a_plan_read_by_meaning_under_the_risk_bar_is_a_concern_and_goes_on(clie
     """Read by meaning as a plan, but under ``Params.risk``: a concern, so v3 asks its
     question with the resources on show and v1 gives its reflection."""
     reading = semantic.read_texts([PLAN_BELOW_BAR])
-    chance, category = semantic.judge(semantic.model(), reading.sentences, reading.whole)
+    chance, category = semantic.judge(
+        semantic.model(), reading.sentences, reading.whole, reading.text
+    )
     assert category == "plan_means"
     assert semantic.PARAMS.concern <= chance < semantic.PARAMS.risk
     data = init(client, PLAN_BELOW_BAR)
