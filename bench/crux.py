@@ -46,6 +46,7 @@ from django.test.utils import override_settings  # noqa: E402
 
 from bench._crux_answers import fit_answers  # noqa: E402
 from bench._crux_calib import fit_confidence  # noqa: E402
+from bench._crux_diagnose import diagnose  # noqa: E402
 from bench._crux_play import load, run_policy, run_safety, splits  # noqa: E402
 from bench._crux_summary import markdown, summarise  # noqa: E402
 from legacymind.providers.embeddings import get_provider  # noqa: E402
@@ -126,6 +127,12 @@ def main() -> None:
         help="figures of these --rows files (held out) with item-bootstrap intervals, under the "
         "mapping --fit-confidence fits or, without it, the shipped one",
     )
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="say where the FACD plays of --data lose accuracy (no seed passes, the writer's "
+        "pick, the final wording) and the composer's ceiling with the gold spans, and stop",
+    )
     args = parser.parse_args()
     if args.fit_answers:
         print(fit_answers(args.fit_answers))
@@ -142,6 +149,10 @@ def main() -> None:
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     texts, everything = [], {}
     with override_settings(CACHES=cache, ALLOWED_HOSTS=["*"], AGENT_RATE_PER_MINUTE=0):
+        if args.diagnose:
+            for name, items in splits(args.data).items():
+                print(f"## {name or 'dev'}\n" + diagnose(items[: args.limit or None], args.repeat))
+            return
         for name, items in splits(args.data).items():
             if args.limit:
                 items = items[: args.limit]
