@@ -10,7 +10,9 @@ trained on the training writers' entries (a sign against none, the two weighted 
 its logit is one more feature of the entry reading, which weighs it against the head's
 features, out of fold. It runs in plain Python and numpy (about 0.2 ms an entry) and is kept
 inside ``model.npz``. It reads words without their sense: "to end it" about a gym membership
-scores like the same words in a goodbye, so the head's reading of meaning has to outweigh it.
+scores like the same words in a goodbye, so the head's reading of meaning has to outweigh it
+(and the figures of speech that the explicit patterns set aside, ``patterns.IDIOMS``, are blanked
+before either reads the entry).
 """
 
 from __future__ import annotations

@@ -121,6 +121,9 @@ IDIOMS = [
     r"\bdeath saves?\b",
     r"\bkilling blow\b",
     r"\b(?!i\b)\w+ thought (?:i|i'd) (?:had )?(?:cut|hurt) myself\b",
+    # Ending a service, not a life: "cancelled the gym membership to end it".
+    r"\bcancel\w*\s+(?:my|the|our|that)\s+(?:[\w-]+\s+){0,3}"
+    r"(?:membership|subscription|contract|plan|account|lease|policy)\s+(?:\w+\s+)?to end it\b",
 ]
 
 _PATTERNS = [("explicit", re.compile(p, re.IGNORECASE)) for p in EXPLICIT] + [

@@ -76,7 +76,7 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class Params:
-    concern: float = 0.54  # the entry's chance of a sign at which it is detected
+    concern: float = 0.47  # the entry's chance of a sign at which it is detected
     # The chance at which a detection of an URGENT category is a risk rather than a concern:
     # chosen out of fold so that ordinary and dark-but-safe entries at risk stay at 1% or less
     # (``training.risk_bar``).

@@ -221,110 +221,50 @@ def _share(levels: list[str], *ok: str) -> float:
     return sum(level in ok for level in levels) / len(levels)
 
 
-def test_held_out_writer_b_figures_hold() -> None:
-    """Held-out writer B (never fitted or tuned on), at the figures docs/benchmarks.md reports:
-    the false-positive targets are met (dark-but-safe at risk 1 of 119, flagged 5 of 119;
-    ordinary flagged 0 of 43); indirect signs caught 0.954 (the target is 0.9: a fall below
-    it fails) and explicit ones all at risk."""
-    levels = _levels("writer_b.jsonl")
-    assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
-    assert _share(levels["indirect"], "concern", "risk") >= 0.9
-    assert _share(levels["explicit"], "risk") == 1.0
-    assert _share(levels["benign_dark"], "risk") <= 0.05
-    assert _share(levels["benign_dark"], "concern", "risk") <= 0.08
-    assert _share(levels["ordinary"], "concern", "risk") <= 0.02
+# The held-out writers' figures as docs/benchmarks.md reports them, each read once with the
+# shipped model (none was fitted, tuned or chosen on): indirect signs caught (risk or concern),
+# explicit entries at risk, dark-but-safe entries at risk and flagged, ordinary entries flagged
+# and at risk. Each test holds its writer's measured figures: fewer caught, or more flagged,
+# fails. Targets not met are kept visible rather than loosened: U's indirect 93 of 108 and
+# explicit 19 of 20 at risk, every writer but B's ordinary entries above 2%.
+HELD_OUT_FIGURES = {
+    # writer: (indirect caught, explicit at risk, dark-but-safe at risk / flagged, ordinary
+    # flagged / at risk), of (108, explicit, dark-but-safe, ordinary) entries
+    "b": (105, 21, 1, 4, 0, 0),
+    "j": (103, 20, 2, 10, 3, 0),
+    "p": (100, 18, 2, 13, 2, 0),
+    "t": (105, 20, 1, 10, 2, 0),
+    "u": (93, 19, 3, 8, 6, 2),
+    "y": (102, 20, 5, 13, 5, 0),
+    "z": (104, 20, 2, 11, 2, 1),
+}
 
 
-def test_held_out_writer_j_figures_hold() -> None:
-    """Held-out writer J (written later, by someone else, from the same categories; never
-    fitted or tuned on), at the figures docs/benchmarks.md reports: indirect signs caught
-    0.917 (99 of 108: a fall below 0.9 fails), explicit 20 of 20 at risk, the dark-but-safe
-    targets met (2 of 110 at risk, 12 flagged). One target is not met here: ordinary entries
-    flagged 14.8% (9 of 61, none at risk; the target is 2%). The test holds the measured
-    figures: a rise past 15% ordinary flagged or any ordinary entry at risk fails."""
-    levels = _levels("writer_j.jsonl")
-    assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
-    assert _share(levels["indirect"], "concern", "risk") >= 0.9
-    assert _share(levels["explicit"], "risk") == 1.0
-    assert _share(levels["benign_dark"], "risk") <= 0.05
-    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
-    assert _share(levels["ordinary"], "concern", "risk") <= 0.15
-    assert levels["ordinary"].count("risk") == 0
-
-
-def test_held_out_writer_p_figures_hold() -> None:
-    """Held-out writer P (a third unseen writer, written by someone else from the same
-    categories; never fitted, tuned or read), at the figures docs/benchmarks.md reports:
-    explicit 18 of 18 at risk, dark-but-safe at risk 2 of 100 and flagged 14 of 100. Two
-    targets are not met here: indirect signs caught 0.898 (97 of 108, one short of the 0.9
-    target; a fall below 96 fails) and ordinary flagged 10% (7 of 70, none at risk; the target
-    is 2%). The test holds the measured figures: a rise past 15% dark-but-safe flagged, 12%
-    ordinary flagged or any ordinary entry at risk fails."""
-    levels = _levels("writer_p.jsonl")
-    assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
-    assert levels["indirect"].count("concern") + levels["indirect"].count("risk") >= 96
-    assert _share(levels["explicit"], "risk") == 1.0
-    assert _share(levels["benign_dark"], "risk") <= 0.05
-    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
-    assert _share(levels["ordinary"], "concern", "risk") <= 0.12
-    assert levels["ordinary"].count("risk") == 0
-
-
-def test_held_out_writer_t_figures_hold() -> None:
-    """Held-out writer T (a fourth unseen writer, written by someone else from the same
-    categories after the detector was built; never fitted, tuned or read, scored once), at the
-    figures docs/benchmarks.md reports: indirect signs caught 0.954 (103 of 108: a fall below
-    0.9 fails), explicit 20 of 20 at risk, dark-but-safe at risk 0 of 100 and flagged 11 of
-    100. One target is not met here: ordinary entries flagged 9.7% (7 of 72, none at risk;
-    the target is 2%); a rise past 12% flagged or any ordinary entry at risk fails."""
-    levels = _levels("writer_t.jsonl")
-    assert len(levels["indirect"]) >= 100 and len(levels["benign_dark"]) >= 100
-    assert _share(levels["indirect"], "concern", "risk") >= 0.9
-    assert _share(levels["explicit"], "risk") == 1.0
-    assert _share(levels["benign_dark"], "risk") <= 0.05
-    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
-    assert _share(levels["ordinary"], "concern", "risk") <= 0.12
-    assert levels["ordinary"].count("risk") == 0
-
-
-def test_held_out_writer_u_figures_hold() -> None:
-    """Held-out writer U (a hospital pharmacist, written blind to the detector and read when
-    it landed), at the figures docs/benchmarks.md reports. Three targets are not met here:
-    indirect signs caught 0.815 (88 of 108), explicit entries at risk 18 of 20 (the other two
-    a concern), ordinary entries flagged 16.7% (12 of 72, 2 at risk). The dark-but-safe
-    targets are met (2 of 100 at risk, 7 flagged). The test holds the measured figures: fewer
-    than 88 indirect caught, fewer than 18 explicit at risk, or more than 12 ordinary flagged
-    fails."""
-    levels = _levels("writer_u.jsonl")
-    assert len(levels["indirect"]) == 108 and len(levels["benign_dark"]) == 100
-    assert levels["indirect"].count("concern") + levels["indirect"].count("risk") >= 88
-    assert levels["explicit"].count("risk") >= 18
+@pytest.mark.parametrize("writer", sorted(HELD_OUT_FIGURES))
+def test_held_out_writer_figures_hold(writer: str) -> None:
+    """A held-out writer (written blind to the detector from the warning-sign categories) at
+    the figures docs/benchmarks.md reports; the dark-but-safe targets (5% at risk, 15%
+    flagged) and, but for U, the recall and explicit targets are met."""
+    caught, explicit, benign_risk, benign_flagged, ordinary, ordinary_risk = HELD_OUT_FIGURES[
+        writer
+    ]
+    levels = _levels(f"writer_{writer}.jsonl")
+    assert len(levels["indirect"]) == 108 and len(levels["benign_dark"]) >= 100
+    assert sum(level != "none" for level in levels["indirect"]) >= caught
+    assert levels["explicit"].count("risk") >= explicit
     assert "none" not in levels["explicit"]
+    assert levels["benign_dark"].count("risk") <= benign_risk
+    assert sum(level != "none" for level in levels["benign_dark"]) <= benign_flagged
+    assert sum(level != "none" for level in levels["ordinary"]) <= ordinary
+    assert levels["ordinary"].count("risk") <= ordinary_risk
     assert _share(levels["benign_dark"], "risk") <= 0.05
     assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
-    assert sum(level != "none" for level in levels["ordinary"]) <= 12
-
-
-def test_held_out_writer_y_figures_hold() -> None:
-    """Held-out writer Y (a primary-school teacher, written blind to the detector, read once),
-    at the figures docs/benchmarks.md reports: explicit 20 of 20 at risk, dark-but-safe 3 of 100
-    at risk and 10 flagged. Two targets are not met here: indirect signs caught 0.815 (88 of
-    108) and ordinary entries flagged 6.9% (5 of 72, none at risk). Fewer than 88 caught, any
-    explicit entry not at risk, more than 5 ordinary flagged or any at risk fails."""
-    levels = _levels("writer_y.jsonl")
-    assert len(levels["indirect"]) == 108 and len(levels["benign_dark"]) == 100
-    assert levels["indirect"].count("concern") + levels["indirect"].count("risk") >= 88
-    assert _share(levels["explicit"], "risk") == 1.0
-    assert _share(levels["benign_dark"], "risk") <= 0.05
-    assert _share(levels["benign_dark"], "concern", "risk") <= 0.15
-    assert sum(level != "none" for level in levels["ordinary"]) <= 5
-    assert levels["ordinary"].count("risk") == 0
 
 
 def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
     """The crux set's held-out writers 05-08 (everyday entries about a hard day, none at risk,
-    never fitted on): 28 of 160 flagged, 5 at risk, as docs/benchmarks.md reports. The 2%
-    target is not met on entries like these; a rise past 18% flagged or 5 at risk fails."""
+    never fitted on): 24 of 160 flagged, 1 at risk, as docs/benchmarks.md reports. The 2%
+    target is not met on entries like these; more flagged or at risk fails."""
     crux = FIXTURES / "crux"
     texts = [
         json.loads(line)["entry"]
@@ -334,8 +274,8 @@ def test_everyday_entries_of_other_writers_are_rarely_flagged() -> None:
     ]
     levels = [safety.assess([text], where="test").level for text in texts]
     assert len(levels) >= 160
-    assert sum(level != "none" for level in levels) / len(levels) <= 0.18
-    assert levels.count("risk") <= 5
+    assert sum(level != "none" for level in levels) <= 24
+    assert levels.count("risk") <= 1
 
 
 def test_an_urgent_category_by_meaning_is_a_risk_only_at_the_bar() -> None:
@@ -388,7 +328,9 @@ def test_the_shipped_model_reads_entries_with_its_entry_reading(tmp_path: Path) 
     of every sentence), which is what sets the chance; written and read back, it decides
     exactly alike."""
     m = semantic.model()
-    assert m.entry is not None and len(m.entry.weights) == len(semantic.FEATURES)
+    # The entry reading weighs what the head says and, last, the lexical reader's score.
+    assert m.entry is not None and m.lexical is not None
+    assert len(m.entry.weights) == len(semantic.FEATURES) + 1
     reading = semantic.read_texts([UNSEEN["burden"][0]])
     logits = m.logits(np.vstack([reading.sentences, reading.whole[None, :]]))
     features = semantic.entry_features(m, logits, reading.text)
@@ -414,8 +356,8 @@ def test_a_lexical_reader_is_one_more_feature_of_the_entry_reading(tmp_path: Pat
     assert m.entry is not None
     n = len(semantic.FEATURES)
     entry = semantic.Entry(
-        np.append(m.entry.centre, 0.0),
-        np.append(m.entry.scale, 1.0),
+        np.append(m.entry.centre[:n], 0.0),
+        np.append(m.entry.scale[:n], 1.0),
         np.append(np.zeros(n), 1.0).astype(np.float32),
         np.zeros(1, np.float32),
     )
@@ -431,7 +373,10 @@ def test_a_lexical_reader_is_one_more_feature_of_the_entry_reading(tmp_path: Pat
     again = semantic.Model.load(tmp_path / "lexical.npz")
     assert again.lexical is not None and again.lexical.vocabulary == reader.vocabulary
     assert semantic.judge(again, reading.sentences, reading.whole, reading.text)[0] == chance
-    m.with_entry(m.entry, reader).save(tmp_path / "wrong.npz")
+    heads_only = semantic.Entry(
+        m.entry.centre[:n], m.entry.scale[:n], m.entry.weights[:n], m.entry.bias
+    )
+    m.with_entry(heads_only, reader).save(tmp_path / "wrong.npz")
     with pytest.raises(ValueError, match="weights"):
         semantic.Model.load(tmp_path / "wrong.npz")
 

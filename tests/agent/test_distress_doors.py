@@ -14,7 +14,7 @@ from django.db import connection
 
 from agent.safety import semantic
 from tests.agent.conftest import BOUNDARIES_ENTRY, act, init
-from tests.agent.test_distress import FAKE_CLI, FIXTURES
+from tests.agent.test_distress import FAKE_CLI
 
 # One indirect sign (concern) and an unmistakable plan (risk), written for these tests.
 CONCERN_ENTRY = (
@@ -28,15 +28,12 @@ RISK_ENTRY = (
 SECRET = "ZQX-never-in-a-log"
 
 
-def _crux_entry(writer: str, item: str) -> str:
-    path = FIXTURES / "crux" / f"{writer}.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line]
-    return next(r["entry"] for r in rows if r["id"] == item)
-
-
-# An everyday entry about grief (a crux training writer's, no sign in it) that the model reads
-# as a plan (a date, a day taken off) with a chance between the threshold and the risk bar.
-PLAN_BELOW_BAR = _crux_entry("writer_03", "w03-grief_loss-01")
+# An everyday entry (clearing a late grandfather's shed, no sign in it) that the model reads as
+# a plan (a firearm, a date) with a chance between the threshold and the risk bar.
+PLAN_BELOW_BAR = (
+    "Found the old shotgun in Grandad's shed while clearing it out. Need to sort the licence or "
+    "hand it in to the police before the house sale on the 20th."
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
