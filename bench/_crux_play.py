@@ -29,9 +29,9 @@ WRITERS = ROOT / "tests" / "agent" / "fixtures" / "crux"
 SPLITS = {
     "train": [WRITERS / f"writer_0{i}.jsonl" for i in (1, 2, 3, 4)],
     # Never tuned on; each scored for several policies, so no longer clean.
-    "held-out": [WRITERS / f"writer_{i:02d}.jsonl" for i in (5, 6, 7, 8, 9, 10)],
+    "held-out": [WRITERS / f"writer_{i:02d}.jsonl" for i in range(5, 13)],
     # The clean held-out writers of the next round (scored once for each shipped policy).
-    "fresh": [WRITERS / "writer_11.jsonl", WRITERS / "writer_12.jsonl"],
+    "fresh": [WRITERS / "writer_13.jsonl", WRITERS / "writer_14.jsonl"],
 }
 NOT_SURE = "Not sure / something else"
 MARGIN = 0.03  # the writer says "not sure" when its two best options are this close

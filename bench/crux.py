@@ -3,7 +3,7 @@ with a simulated writer, plus the safety set against the distress gate, and comp
 with two baselines in the same run.
 
     EMBEDDING_PROVIDER=local python bench/crux.py [--repeat 3] [--write docs/benchmarks.md]
-    python bench/crux.py --data crux   # the writer sets: train (writer_01..04), held out (05-10)
+    python bench/crux.py --data crux   # the writer sets: train (writer_01..04), held out (05-12)
 
 ``--data`` takes ``dev`` (../shared/datasets/crux_dev.jsonl, the default), ``crux`` (the writer
 sets of tests/agent/fixtures/crux, train and held-out reported separately) or a comma-separated
@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument(
         "--data",
         default="dev",
-        help="dev (default), crux (train and held-out writers), fresh (writer_11, 12), train, held-out (05-10), or jsonl paths",
+        help="dev (default), crux (train and held-out writers), fresh (writer_13, 14), train, held-out (05-12), or jsonl paths",
     )
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument(
