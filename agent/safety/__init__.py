@@ -3,7 +3,9 @@
 ``assess(texts, where=...)`` reads a journal entry, an answer or an inner-voice question in
 three layers and returns a level and a warning-sign category, never the matched words:
 
-1. explicit first-person statements, by pattern (:mod:`agent.safety.patterns`): ``risk``;
+1. explicit first-person statements, by pattern (:mod:`agent.safety.patterns`): ``risk``; a
+   bare mention of suicide, an overdose or self-harm: ``risk`` when layer 2 reads a sign,
+   ``concern`` otherwise;
 2. warning signs by meaning with the local sentence model (:mod:`agent.safety.semantic`);
 3. the configured chat model, when there is one (:mod:`agent.safety.model_check`): it may
    raise the level, never lower it.
@@ -21,7 +23,7 @@ from agent import metrics
 from agent.errors import GuardrailTriggered
 from agent.safety.model_check import enabled as model_check_enabled
 from agent.safety.model_check import model_check
-from agent.safety.patterns import explicit_match, without_idioms
+from agent.safety.patterns import mention_match, statement_match, without_idioms
 from agent.safety.resources import CONCERN_MESSAGE, CRISIS_MESSAGE, CRISIS_RESOURCES
 from agent.safety.semantic import CATEGORIES, LEVELS
 from agent.safety.semantic import assess as semantic_assess
@@ -108,11 +110,18 @@ def assess_reply(
 
 def _layers(texts: list[str]) -> Assessment:
     for text in texts:
-        category = explicit_match(text)
+        category = statement_match(text)
         if category:
             return Assessment("risk", category, "pattern")
+    mentioned = next((c for c in map(mention_match, texts) if c), None)
     level, category = semantic_assess([without_idioms(t) for t in texts])
-    result = Assessment(level, category, "semantic") if level != "none" else NONE
+    if mentioned:
+        # A bare "suicide" or "overdose" says what the entry is about, not whose it is: the
+        # writer's own when the meaning layer reads a sign, a risk; otherwise (news, a friend,
+        # a course) a concern, so the resources are shown either way.
+        result = Assessment("risk" if level != "none" else "concern", mentioned, "pattern")
+    else:
+        result = Assessment(level, category, "semantic") if level != "none" else NONE
     if result.level != "risk" and model_check_enabled():
         checked = model_check(texts)
         if checked and _RANK[checked[0]] > _RANK[result.level]:

@@ -28,7 +28,6 @@ _NOT_HARM = (
 SELF_HARM = [
     rf"\b(?:hurt|hurting) (?:myself|myslef|my self)\b{_NOT_HARM}",
     rf"\b(?:harm|harming|cut|cutting|burn|burning) {_SELF}\b{_NOT_HARM}",
-    r"\bself[- ]?harm\w*",
 ]
 # Where a word could name an ordinary life ("I don't want to live in London"), what follows
 # "live" is a place, a person or a manner: that is not a wish to die.
@@ -54,7 +53,6 @@ EXPLICIT = [
     rf"\b(?:hang|hanging|hanged|shoot|shooting|shot|drown|drowning|poison|poisoning) {_SELF}\b",
     rf"\b(?:unalive|off) {_SELF}\b",
     r"\bkms\b",
-    r"\bsuicid\w*",
     rf"\b(?:end|ends|ending|ended|take|takes|taking|took|taken|finish|finishing) {_OWN} life\b",
     # "to" as typed in a hurry or in Scots ("too", "tae"); "deid" is Scots for dead.
     r"\b(?:want|wanted|wanting|wantin|wanna|wnat|wan|watn|waant) (?:(?:to|too|tae|ta) )?(?:die|dee|"
@@ -101,9 +99,18 @@ EXPLICIT = [
     rf"\b(?:don't|dont|do not|no longer|not|never) (?:want|wanna|wanting) (?:to )?(?:be alive|{_LIVE}|"
     r"exist|be here (?:anymore|any more|any longer|no more)|wake up)\b",
     r"\bbetter off dead\b",
-    r"\boverdos\w*",
     r"\bno reason to (?:live|go on|keep going)\b",
     r"\b(?:can't|cannot) go on\b",
+]
+
+# The bare words: they name the subject, not whose it is (news of a suicide, a friend's
+# overdose, a first-aid course on self-harm read the same as the writer's own). A mention is a
+# risk when the meaning layer reads the entry as a sign and a concern otherwise (see
+# ``agent.safety._layers``): never silence, since the resources are shown either way.
+MENTIONS = [
+    ("explicit", r"\bsuicid\w*"),
+    ("explicit", r"\boverdos\w*"),
+    ("self_harm", r"\bself[- ]?harm\w*"),
 ]
 
 # Removed before matching: idioms, and someone else supposing the writer hurt themselves.
@@ -129,6 +136,7 @@ IDIOMS = [
 _PATTERNS = [("explicit", re.compile(p, re.IGNORECASE)) for p in EXPLICIT] + [
     ("self_harm", re.compile(p, re.IGNORECASE)) for p in SELF_HARM
 ]
+_MENTIONS = [(category, re.compile(p, re.IGNORECASE)) for category, p in MENTIONS]
 _IDIOMS = [re.compile(p, re.IGNORECASE) for p in IDIOMS]
 # Quoted speech: words in quotation marks (double, or single ones that open after a space).
 _QUOTED = re.compile(r"\"[^\"\n]{1,400}\"|(?<![\w'])'(?:[^'\n]|'(?=\w)){1,400}'(?!\w)")
@@ -155,8 +163,24 @@ def others_addressed(text: str) -> str:
     return _QUOTED.sub(lambda quote: _YOU.sub("their", quote.group(0)), text)
 
 
-def explicit_match(text: str) -> str | None:
+def _cleaned(text: str) -> str:
+    return others_addressed(normalise_quotes(without_idioms(text)))
+
+
+def statement_match(text: str) -> str | None:
     """The category ("explicit" or "self_harm") when ``text`` states, in the first person (or
     in the second, addressing oneself), an intent to die or to self-harm; None otherwise."""
-    cleaned = others_addressed(normalise_quotes(without_idioms(text)))
+    cleaned = _cleaned(text)
     return next((category for category, p in _PATTERNS if p.search(cleaned)), None)
+
+
+def mention_match(text: str) -> str | None:
+    """The category when ``text`` names suicide, an overdose or self-harm without a statement
+    the patterns read as the writer's own; None otherwise."""
+    cleaned = _cleaned(text)
+    return next((category for category, p in _MENTIONS if p.search(cleaned)), None)
+
+
+def explicit_match(text: str) -> str | None:
+    """A statement or, failing one, a mention: what the patterns see in ``text``."""
+    return statement_match(text) or mention_match(text)

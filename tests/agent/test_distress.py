@@ -15,7 +15,7 @@ import pytest
 
 from agent import safety
 from agent.safety import semantic
-from agent.safety.patterns import explicit_match
+from agent.safety.patterns import explicit_match, mention_match, statement_match
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FAKE_CLI = FIXTURES / "fake_screen_cli.py"
@@ -202,6 +202,37 @@ def test_quoted_questions_and_hyperbole_are_not_explicit(text: str) -> None:
     assert explicit_match(text) is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thinking about suicide again. Every night this week, longer each time.",
+        "i overdosed once at nineteen and lately i keep working out how many it would take now",
+        "The self-harm is back. Nobody knows, I wear long sleeves to the office.",
+    ],
+)
+def test_a_mention_the_meaning_layer_reads_as_the_writers_own_is_a_risk(text: str) -> None:
+    assert statement_match(text) is None and mention_match(text) is not None
+    assert safety.assess([text], where="test").level == "risk"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read a long article about suicide rates among dairy farmers. Rang Uncle Ted after, "
+        "just to talk about the calving and the price of feed.",
+        "Did the self-harm awareness module for work this afternoon, then picked the kids up "
+        "and made fajitas.",
+        "The inquest into the singer's overdose was on the radio while I drove to the coast.",
+    ],
+)
+def test_a_mention_about_someone_else_is_a_concern_not_a_risk(text: str) -> None:
+    """The word alone names the subject, not whose it is: the resources are shown calmly and
+    the writer goes on."""
+    assert statement_match(text) is None and mention_match(text) is not None
+    found = safety.assess([text], where="test")
+    assert found.level == "concern" and found.layer == "pattern"
+
+
 def _load(name: str) -> list[dict[str, str]]:
     path = FIXTURES / "distress" / name
     return [json.loads(line) for line in path.read_text().splitlines() if line]
@@ -230,11 +261,11 @@ def _share(levels: list[str], *ok: str) -> float:
 HELD_OUT_FIGURES = {
     # writer: (indirect caught, explicit at risk, dark-but-safe at risk / flagged, ordinary
     # flagged / at risk), of (108, explicit, dark-but-safe, ordinary) entries
-    "b": (105, 21, 1, 4, 0, 0),
-    "j": (103, 20, 2, 10, 3, 0),
+    "b": (105, 21, 0, 4, 0, 0),
+    "j": (103, 20, 0, 10, 3, 0),
     "p": (100, 18, 2, 13, 2, 0),
     "t": (105, 20, 1, 10, 2, 0),
-    "u": (93, 19, 3, 8, 6, 2),
+    "u": (93, 19, 2, 8, 6, 2),
     "y": (102, 20, 5, 13, 5, 0),
     "z": (104, 20, 2, 11, 2, 1),
 }
@@ -365,7 +396,7 @@ def test_a_lexical_reader_is_one_more_feature_of_the_entry_reading(tmp_path: Pat
     reading = semantic.read_texts(["Wrote down the passwords for my sister tonight."])
     logits = lexical.logits(np.vstack([reading.sentences, reading.whole[None, :]]))
     features = semantic.entry_features(lexical, logits, reading.text)
-    assert len(features) == n + 1
+    assert len(features) == n + 1 and lexical.lexical is not None
     assert features[-1] == pytest.approx(lexical.lexical.score(reading.text)) and features[-1] > 0
     chance, _ = semantic.judge(lexical, reading.sentences, reading.whole, reading.text)
     assert chance == pytest.approx(1 / (1 + np.exp(-features[-1])), rel=1e-3)
