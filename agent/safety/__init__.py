@@ -23,7 +23,7 @@ from agent import metrics
 from agent.errors import GuardrailTriggered
 from agent.safety.model_check import enabled as model_check_enabled
 from agent.safety.model_check import model_check
-from agent.safety.patterns import mention_match, statement_match, without_idioms
+from agent.safety.patterns import matches, without_idioms
 from agent.safety.resources import CONCERN_MESSAGE, CRISIS_MESSAGE, CRISIS_RESOURCES
 from agent.safety.semantic import CATEGORIES, LEVELS
 from agent.safety.semantic import assess as semantic_assess
@@ -109,11 +109,11 @@ def assess_reply(
 
 
 def _layers(texts: list[str]) -> Assessment:
-    for text in texts:
-        category = statement_match(text)
-        if category:
-            return Assessment("risk", category, "pattern")
-    mentioned = next((c for c in map(mention_match, texts) if c), None)
+    found = [matches(text) for text in texts]
+    statement = next((s for s, _ in found if s), None)
+    if statement:
+        return Assessment("risk", statement, "pattern")
+    mentioned = next((m for _, m in found if m), None)
     level, category = semantic_assess([without_idioms(t) for t in texts])
     if mentioned:
         # A bare "suicide" or "overdose" says what the entry is about, not whose it is: the

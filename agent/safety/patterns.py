@@ -163,24 +163,28 @@ def others_addressed(text: str) -> str:
     return _QUOTED.sub(lambda quote: _YOU.sub("their", quote.group(0)), text)
 
 
-def _cleaned(text: str) -> str:
-    return others_addressed(normalise_quotes(without_idioms(text)))
+def matches(text: str) -> tuple[str | None, str | None]:
+    """What the patterns see in ``text``, read once: the category ("explicit" or "self_harm")
+    of a statement, in the first person (or in the second, addressing oneself), of an intent to
+    die or to self-harm, and the category of a bare mention of suicide, an overdose or
+    self-harm; None for either that is not there."""
+    cleaned = others_addressed(normalise_quotes(without_idioms(text)))
+    statement = next((category for category, p in _PATTERNS if p.search(cleaned)), None)
+    mention = next((category for category, p in _MENTIONS if p.search(cleaned)), None)
+    return statement, mention
 
 
 def statement_match(text: str) -> str | None:
-    """The category ("explicit" or "self_harm") when ``text`` states, in the first person (or
-    in the second, addressing oneself), an intent to die or to self-harm; None otherwise."""
-    cleaned = _cleaned(text)
-    return next((category for category, p in _PATTERNS if p.search(cleaned)), None)
+    """The category of a first-person statement of intent in ``text``; None otherwise."""
+    return matches(text)[0]
 
 
 def mention_match(text: str) -> str | None:
-    """The category when ``text`` names suicide, an overdose or self-harm without a statement
-    the patterns read as the writer's own; None otherwise."""
-    cleaned = _cleaned(text)
-    return next((category for category, p in _MENTIONS if p.search(cleaned)), None)
+    """The category of a bare mention in ``text``; None otherwise."""
+    return matches(text)[1]
 
 
 def explicit_match(text: str) -> str | None:
     """A statement or, failing one, a mention: what the patterns see in ``text``."""
-    return statement_match(text) or mention_match(text)
+    statement, mention = matches(text)
+    return statement or mention
